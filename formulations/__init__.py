@@ -1,0 +1,6 @@
+"""Math-program builders, one module per program; each returns a LinearProgram whose
+``to_pyomo()`` gives a Pyomo model with components named after the mathematics."""
+from .linear_program import Block, LinearProgram
+from .sequence_form_lp import opponent_realization_plan, realization_plan, sequence_form_lp
+
+__all__ = ["Block", "LinearProgram", "sequence_form_lp", "realization_plan", "opponent_realization_plan"]

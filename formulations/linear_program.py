@@ -1,0 +1,160 @@
+"""A linear (or mixed-integer) program kept in sparse standard form.
+
+``optimise c x  subject to  row_lower <= A x <= row_upper,  col_lower <= x <= col_upper``
+
+Columns and rows are grouped in named blocks (``r``, ``v``, ``realization``,
+``best_response``, ...) so that a solution can be read back by name and the Pyomo model
+made by :meth:`LinearProgram.to_pyomo` carries the names of the mathematics. Solvers take
+the matrix directly; Pyomo is only built when asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True)
+class Block:
+    """A contiguous range of columns (a variable) or rows (a constraint family)."""
+
+    name: str
+    start: int
+    stop: int
+    doc: str = ""
+
+    @property
+    def size(self) -> int:
+        """Number of columns or rows in the block."""
+        return self.stop - self.start
+
+
+@dataclass
+class LinearProgram:
+    """Sparse standard form of an LP/MILP with named column and row blocks."""
+
+    name: str
+    c: np.ndarray
+    A: sp.csr_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    maximize: bool
+    col_blocks: list[Block]
+    row_blocks: list[Block]
+    integrality: np.ndarray | None = None
+    objective_doc: str = ""
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def num_rows(self) -> int:
+        """Number of constraints."""
+        return int(self.A.shape[0])
+
+    @property
+    def num_cols(self) -> int:
+        """Number of variables."""
+        return int(self.A.shape[1])
+
+    @property
+    def nnz(self) -> int:
+        """Number of nonzero constraint coefficients."""
+        return int(self.A.nnz)
+
+    def col_block(self, name: str) -> Block:
+        """The column block called ``name``."""
+        return next(b for b in self.col_blocks if b.name == name)
+
+    def row_block(self, name: str) -> Block:
+        """The row block called ``name``."""
+        return next(b for b in self.row_blocks if b.name == name)
+
+    @staticmethod
+    def _names(blocks: list[Block]) -> list[str]:
+        out: list[str] = []
+        for b in blocks:
+            out.extend(np.char.add(f"{b.name}_", np.arange(b.size).astype(str)).tolist())
+        return out
+
+    def col_names(self) -> list[str]:
+        """Column names ``block_i`` (e.g. ``r_12``), as written to MPS/LP files."""
+        return self._names(self.col_blocks)
+
+    def row_names(self) -> list[str]:
+        """Row names ``block_i`` (e.g. ``best_response_3``)."""
+        return self._names(self.row_blocks)
+
+    def to_pyomo(self):
+        """A Pyomo ``ConcreteModel`` of this program.
+
+        One indexed ``Var`` per column block and one indexed ``Constraint`` per row block,
+        named like the blocks; the objective is ``objective``. Rows are created as
+        ``LinearExpression`` objects straight from the CSR arrays.
+        """
+        import pyomo.environ as pyo
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        m = pyo.ConcreteModel(name=self.name)
+        var_of_col: list = [None] * self.num_cols
+        integral = self.integrality if self.integrality is not None else np.zeros(self.num_cols, bool)
+        for b in self.col_blocks:
+            lo = self.col_lower[b.start : b.stop]
+            hi = self.col_upper[b.start : b.stop]
+            bounds = {
+                i: (None if np.isneginf(lo[i]) else float(lo[i]), None if np.isposinf(hi[i]) else float(hi[i]))
+                for i in range(b.size)
+            }
+            domain = pyo.Integers if np.any(integral[b.start : b.stop]) else pyo.Reals
+            var = pyo.Var(range(b.size), domain=domain, bounds=lambda _m, i, bd=bounds: bd[i], doc=b.doc)
+            m.add_component(b.name, var)
+            for i in range(b.size):
+                var_of_col[b.start + i] = var[i]
+        A = self.A.tocsr()
+        indptr, indices, data = A.indptr, A.indices, A.data.tolist()
+        for b in self.row_blocks:
+            con = pyo.Constraint(range(b.size), doc=b.doc)
+            m.add_component(b.name, con)
+            for i in range(b.size):
+                row = b.start + i
+                lo, hi = self.row_lower[row], self.row_upper[row]
+                s, e = indptr[row], indptr[row + 1]
+                expr = LinearExpression(
+                    constant=0.0,
+                    linear_coefs=data[s:e],
+                    linear_vars=[var_of_col[j] for j in indices[s:e]],
+                )
+                lower = None if np.isneginf(lo) else float(lo)
+                upper = None if np.isposinf(hi) else float(hi)
+                if lower is not None and lower == upper:
+                    con[i] = expr == lower
+                else:
+                    con[i] = (lower, expr, upper)
+        nz = np.flatnonzero(self.c)
+        obj = LinearExpression(
+            constant=0.0,
+            linear_coefs=self.c[nz].tolist(),
+            linear_vars=[var_of_col[j] for j in nz],
+        )
+        m.objective = pyo.Objective(expr=obj, sense=pyo.maximize if self.maximize else pyo.minimize, doc=self.objective_doc)
+        return m
+
+    def pyomo_values(self, model) -> np.ndarray:
+        """Column values read back from a solved Pyomo model made by :meth:`to_pyomo`."""
+        x = np.zeros(self.num_cols)
+        for b in self.col_blocks:
+            var = getattr(model, b.name)
+            x[b.start : b.stop] = [var[i].value if var[i].value is not None else np.nan for i in range(b.size)]
+        return x
+
+    def pyomo_duals(self, model) -> np.ndarray | None:
+        """Row duals from the model's ``dual`` suffix, or None when the solver gave none."""
+        suffix = getattr(model, "dual", None)
+        if suffix is None or len(suffix) == 0:
+            return None
+        y = np.zeros(self.num_rows)
+        for b in self.row_blocks:
+            con = getattr(model, b.name)
+            y[b.start : b.stop] = [suffix.get(con[i], 0.0) for i in range(b.size)]
+        return y

@@ -1,0 +1,80 @@
+"""The sequence-form linear program of a two-player zero-sum game (seed 003, seed 004 s.4).
+
+For player ``p`` with opponent ``o`` and chance-weighted payoff matrix ``A_p`` of ``p``:
+
+    maximise    v(root)
+    subject to  E_p r = e_p                          (realization: r(empty) = 1 and one
+                                                      row per information set of p)
+                A_p^T r - E_o^T v >= 0               (best_response: one row per sequence
+                                                      sigma_o a of o, including the empty one:
+                                                      sum_{I' in inf_o(sigma_o a)} v(I')
+                                                      + sum g(sigma_p, sigma_o a) r(sigma_p) >= v(I))
+                0 <= r <= 1,  v free
+
+Columns: ``r`` (p's sequences) then ``v`` (``v_0`` is the root, ``v_{1+i}`` is o's
+``i``-th information set). The duals of the ``best_response`` rows form o's realization
+plan, so one solve gives both players' equilibrium strategies.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..models.sequence import SequenceForm
+from .linear_program import Block, LinearProgram
+
+
+def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
+    """Build player ``player``'s (0-based) sequence-form LP in sparse standard form."""
+    if sf.num_players != 2:
+        raise ValueError("the sequence-form LP is for two-player games")
+    p, o = player, 1 - player
+    Ep = sf.players[p].constraint_matrix
+    Eo = sf.players[o].constraint_matrix
+    A = sf.payoff_matrix(p)  # indexed [s_1, s_2]
+    Ap = A if p == 0 else A.T  # indexed [s_p, s_o]
+    n_r, n_v = Ep.shape[1], Eo.shape[0]
+    mat = sp.bmat([[Ep, None], [Ap.T, -Eo.T]], format="csr")
+    mat.sum_duplicates()
+    m_real, m_br = Ep.shape[0], Eo.shape[1]
+    c = np.zeros(n_r + n_v)
+    c[n_r] = 1.0
+    row_lower = np.concatenate([sf.players[p].constraint_rhs, np.zeros(m_br)])
+    row_upper = np.concatenate([sf.players[p].constraint_rhs, np.full(m_br, np.inf)])
+    col_lower = np.concatenate([np.zeros(n_r), np.full(n_v, -np.inf)])
+    col_upper = np.concatenate([np.ones(n_r), np.full(n_v, np.inf)])
+    return LinearProgram(
+        name=f"sequence_form_lp_player{p + 1}",
+        c=c,
+        A=mat,
+        row_lower=row_lower,
+        row_upper=row_upper,
+        col_lower=col_lower,
+        col_upper=col_upper,
+        maximize=True,
+        col_blocks=[
+            Block("r", 0, n_r, f"realization plan of player {p + 1}, one entry per sequence"),
+            Block("v", n_r, n_r + n_v, f"values of player {o + 1}'s information sets (v_0: root)"),
+        ],
+        row_blocks=[
+            Block("realization", 0, m_real, "r(empty) = 1; sum of an information set's actions = parent sequence"),
+            Block("best_response", m_real, m_real + m_br, f"one row per sequence of player {o + 1}"),
+        ],
+        objective_doc="v(root): the value guaranteed to the player",
+        meta={"player": p, "opponent": o},
+    )
+
+
+def realization_plan(lp: LinearProgram, x: np.ndarray) -> np.ndarray:
+    """The LP player's realization plan from a primal solution."""
+    b = lp.col_block("r")
+    return np.clip(np.asarray(x)[b.start : b.stop], 0.0, 1.0)
+
+
+def opponent_realization_plan(lp: LinearProgram, row_duals: np.ndarray) -> np.ndarray:
+    """The opponent's realization plan from the duals of the ``best_response`` rows.
+
+    Solvers differ in the sign convention of duals; the magnitudes are the plan.
+    """
+    b = lp.row_block("best_response")
+    return np.clip(np.abs(np.asarray(row_duals)[b.start : b.stop]), 0.0, 1.0)

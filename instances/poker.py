@@ -1,0 +1,232 @@
+"""Limit poker with one private card each and optional board cards: Kuhn, G_n, Leduc.
+
+The betting is a small public tree (a template independent of the deck), built once in
+Python; the game tree is the template expanded over every deal by :func:`grow`, with
+arrays only. Players see card identities (rank and suit), so suits are part of the
+information sets; seed 000's GameShrink is what merges them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
+from ..models.errors import GameError
+from ._grow import Expansion, grow
+
+DEAL, BOARD = "deal", "board"
+
+
+@dataclass
+class _Template:
+    """The public tree of a limit-poker game: deals, betting decisions and terminals."""
+
+    kind: list = field(default_factory=list)  # player index, CHANCE or TERMINAL
+    deal_slot: list = field(default_factory=list)  # card slot a chance node fills
+    children: list = field(default_factory=list)
+    labels: list = field(default_factory=list)  # action label per child
+    contrib: list = field(default_factory=list)  # chips put in by each player
+    folder: list = field(default_factory=list)  # player who folded, -1 otherwise
+    history: list = field(default_factory=list)  # public betting, e.g. "rc/cr"
+
+    def add(self, kind, slot=-1, contrib=(0, 0), folder=-1, history=""):
+        self.kind.append(kind)
+        self.deal_slot.append(slot)
+        self.children.append([])
+        self.labels.append([])
+        self.contrib.append(tuple(contrib))
+        self.folder.append(folder)
+        self.history.append(history)
+        return len(self.kind) - 1
+
+
+def _betting_template(ante: float, raise_sizes: list[float], max_raises: list[int]) -> _Template:
+    """Deal both private cards, then one betting round per raise size, a board card
+    before every round after the first; player 1 acts first in every round."""
+    t = _Template()
+
+    def deal(slot, contrib, history, then):
+        node = t.add(CHANCE, slot=slot, contrib=contrib, history=history)
+        child = then()
+        t.children[node].append(child)
+        return node
+
+    def round_(r, contrib, history):
+        def act(player, contrib, raises, facing, hist, checks):
+            node = t.add(player, contrib=contrib, history=hist)
+            other = 1 - player
+            options = []
+            if facing:
+                options.append(("fold", "f"))
+                options.append(("call", "c"))
+                if raises < max_raises[r]:
+                    options.append(("raise", "r"))
+            else:
+                options.append(("check", "c"))
+                if raises < max_raises[r]:
+                    options.append(("bet" if raises == 0 else "raise", "r"))
+            for label, token in options:
+                h = hist + token
+                if token == "f":
+                    child = t.add(TERMINAL, contrib=contrib, folder=player, history=h)
+                elif token == "c" and (facing or checks == 1):
+                    c = list(contrib)
+                    c[player] = c[other]
+                    child = after_round(r, tuple(c), h)
+                elif token == "c":
+                    child = act(other, contrib, raises, False, h, checks + 1)
+                else:
+                    c = list(contrib)
+                    c[player] = c[other] + raise_sizes[r]
+                    child = act(other, tuple(c), raises + 1, True, h, checks)
+                t.children[node].append(child)
+                t.labels[node].append(label)
+            return node
+
+        return act(0, contrib, 0, False, history, 0)
+
+    def after_round(r, contrib, history):
+        if r + 1 == len(raise_sizes):
+            return t.add(TERMINAL, contrib=contrib, history=history)
+        return deal(2 + r, contrib, history + "/", lambda: round_(r + 1, contrib, history + "/"))
+
+    start = (ante, ante)
+    deal(0, start, "", lambda: deal(1, start, "", lambda: round_(0, start, "")))
+    return t
+
+
+def _rank_names(ranks: int) -> list[str]:
+    if ranks <= 12:
+        return list("23456789TJQK"[12 - ranks:])
+    if ranks == 13:
+        return list("23456789TJQKA")
+    return [str(i + 1) for i in range(ranks)]
+
+
+def poker_game(
+    ranks: int,
+    suits: int = 1,
+    ante: float = 1.0,
+    raise_sizes=(1.0,),
+    max_raises=(1,),
+    title: str = "",
+    card_names: list[str] | None = None,
+) -> ExtensiveGame:
+    """Two-player limit poker: one private card each, one board card per extra round.
+
+    Cards ``0 .. ranks*suits - 1`` have rank ``card // suits``. At showdown a private card
+    pairing the board wins, otherwise the higher rank; equal strength splits the pot.
+    """
+    rounds = len(raise_sizes)
+    deck = ranks * suits
+    if ranks < 1 or suits < 1 or deck < 2 + (rounds - 1):
+        raise GameError(f"a deck of {ranks} ranks x {suits} suits is too small for this game")
+    t = _betting_template(ante, list(raise_sizes), list(max_raises))
+    kind = np.array(t.kind, dtype=np.int32)
+    slot = np.array(t.deal_slot)
+    width = max(deck, max(len(c) for c in t.children))
+    child_tpl = np.full((len(t.kind), width), -1, dtype=np.int64)
+    for i, ch in enumerate(t.children):
+        if t.kind[i] == CHANCE:
+            child_tpl[i, :] = ch[0]
+        else:
+            child_tpl[i, : len(ch)] = ch
+    num_actions = np.array([len(c) if k >= 0 else 0 for c, k in zip(t.children, t.kind)])
+    contrib = np.array(t.contrib, dtype=float)
+    folder = np.array(t.folder)
+    n_slots = 2 + rounds - 1
+    rank_names = _rank_names(ranks)
+    suit_names = list("shdc") if suits <= 4 else [str(s + 1) for s in range(suits)]
+    if card_names is None:
+        card_names = [rank_names[c // suits] + (suit_names[c % suits] if suits > 1 else "") for c in range(deck)]
+    card_names_arr = np.array(card_names, dtype=object)
+
+    def strength(private, board):
+        r = private // suits
+        if board.shape[1] == 0:
+            return r
+        paired = np.any((board // suits) == r[:, None], axis=1)
+        return r + np.where(paired, ranks, 0)
+
+    def expand(state):
+        tpl = state["tpl"]
+        cards = state["cards"]
+        k = tpl.shape[0]
+        kd = kind[tpl]
+        moves = np.zeros((k, width), dtype=bool)
+        dec = kd >= 0
+        moves[dec] = np.arange(width)[None, :] < num_actions[tpl[dec], None]
+        ch = kd == CHANCE
+        if np.any(ch):
+            used = np.zeros((int(ch.sum()), deck + 1), dtype=bool)
+            rows_ch = np.flatnonzero(ch)
+            sub = cards[rows_ch]
+            np.put_along_axis(used, np.where(sub < 0, deck, sub), True, axis=1)
+            moves[rows_ch, :deck] = ~used[:, :deck]
+        avail = moves.sum(axis=1)
+        # infoset key: template node, own private card, board cards
+        me = np.maximum(kd, 0)
+        own = cards[np.arange(k), me]
+        key = tpl.copy()
+        for s in [None] + list(range(2, n_slots)):
+            col = own if s is None else cards[:, s]
+            key = key * (deck + 1) + (col + 1)
+        term = kd == TERMINAL
+        pay = np.zeros((k, 2))
+        if np.any(term):
+            c = contrib[tpl]
+            f = folder[tpl]
+            board = cards[:, 2:]
+            diff = np.sign(strength(cards[:, 0], board) - strength(cards[:, 1], board))
+            p1 = np.where(f == 0, -c[:, 0], np.where(f == 1, c[:, 1], diff * c[:, 1]))
+            pay[:, 0] = p1
+            pay[:, 1] = -p1
+        pay[~term] = 0
+
+        def children(rows, cols):
+            new_cards = cards[rows].copy()
+            is_deal = kd[rows] == CHANCE
+            dr = np.flatnonzero(is_deal)
+            new_cards[dr, slot[tpl[rows[dr]]]] = cols[dr]
+            new_tpl = child_tpl[tpl[rows], cols]
+            prob = 1.0 / avail[rows]
+            return {"tpl": new_tpl, "cards": new_cards}, prob
+
+        def infoset_labels(rows):
+            out = []
+            for r in rows:
+                p = kd[r]
+                board = "".join(card_names_arr[c] for c in cards[r, 2:] if c >= 0)
+                out.append(f"{card_names_arr[cards[r, p]]}{'|' + board if board else ''}:{t.history[tpl[r]]}")
+            return out
+
+        def action_labels(rows, cols):
+            return [t.labels[tpl[r]][c] for r, c in zip(rows, cols)]
+
+        return Expansion(kd, moves, children, key, infoset_labels, action_labels, pay)
+
+    root = {"tpl": np.zeros(1, dtype=np.int64), "cards": np.full((1, n_slots), -1, dtype=np.int64)}
+    return grow(root, expand, title=title)
+
+
+def kuhn() -> ExtensiveGame:
+    """Kuhn poker: cards J < Q < K, ante 1, one bet of 1."""
+    return poker_game(3, 1, 1.0, (1.0,), (1,), title="Kuhn poker")
+
+
+def generalized_kuhn(cards: int = 3) -> ExtensiveGame:
+    """G_n of seed 001 section 8.1: Kuhn poker with cards 1..n."""
+    if cards < 2:
+        raise GameError("generalized_kuhn needs at least 2 cards")
+    return poker_game(
+        cards, 1, 1.0, (1.0,), (1,), title=f"Generalized Kuhn poker G_{cards}",
+        card_names=[str(i + 1) for i in range(cards)],
+    )
+
+
+def leduc(ranks: int = 3, suits: int = 2) -> ExtensiveGame:
+    """Leduc hold'em: ante 1, raises 2 then 4, at most 2 raises per round, one board card."""
+    return poker_game(
+        ranks, suits, 1.0, (2.0, 4.0), (2, 2), title=f"Leduc hold'em ({ranks} ranks, {suits} suits)"
+    )

@@ -1,0 +1,87 @@
+"""Exact best responses and exploitability, computed on the sequence form.
+
+A best response of player ``p`` to the others' realization plans is found by one
+bottom-up sweep over ``p``'s information-set forest, deepest level first: the value of a
+sequence is the chance- and opponent-weighted payoff of the terminals it ends at plus the
+best values of the information sets it leads to. The work is one ``bincount`` over
+terminals and one vectorised step per own depth level.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .efg import segment_ranges
+from .sequence import SequenceForm
+from .strategy import expected_payoffs, realization_from_behavior
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """A pure best response: its value and its behaviour strategy (0/1 entries)."""
+
+    player: int
+    value: float
+    behavior: np.ndarray
+
+
+def best_response(sf: SequenceForm, p: int, plans: list[np.ndarray]) -> BestResponse:
+    """Best response of player ``p`` to the realization plans of the others.
+
+    ``plans[p]`` is ignored. Returns the best-response value (player ``p``'s expected
+    payoff) and a pure behaviour strategy attaining it.
+    """
+    ps = sf.players[p]
+    weight = sf.terminal_chance * sf.terminal_payoffs[:, p]
+    for q, r in enumerate(plans):
+        if q != p:
+            weight = weight * np.asarray(r)[sf.terminal_sequences[:, q]]
+    value = np.bincount(sf.terminal_sequences[:, p], weights=weight, minlength=ps.num_sequences)
+    behavior = np.zeros(ps.num_sequences)
+    behavior[0] = 1.0
+    if ps.num_infosets:
+        for d in range(int(ps.infoset_depth.max()), -1, -1):
+            ks = np.flatnonzero(ps.infoset_depth == d)
+            na = ps.infoset_num_actions[ks]
+            seqs = segment_ranges(ps.infoset_first_sequence[ks], na)
+            offsets = np.cumsum(na) - na
+            vals = value[seqs]
+            best = np.maximum.reduceat(vals, offsets)
+            # first action attaining the maximum in each information set
+            hits = np.flatnonzero(vals == np.repeat(best, na))
+            segment = np.repeat(np.arange(ks.shape[0]), na)[hits]
+            first_hit = hits[np.r_[True, segment[1:] != segment[:-1]]]
+            behavior[seqs[first_hit]] = 1.0
+            np.add.at(value, ps.infoset_parent_sequence[ks], best)
+    return BestResponse(player=p, value=float(value[0]), behavior=behavior)
+
+
+@dataclass(frozen=True)
+class Exploitability:
+    """How far a profile is from equilibrium.
+
+    ``nash_conv`` is the sum over players of (best-response value - own payoff);
+    ``exploitability`` is ``nash_conv`` divided by the number of players (OpenSpiel's
+    convention; for two-player zero-sum games, the mean of the two best-response values).
+    """
+
+    exploitability: float
+    nash_conv: float
+    payoffs: np.ndarray
+    best_response_values: np.ndarray
+
+
+def exploitability(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitability:
+    """Exact exploitability of a behaviour-strategy profile (one array per player)."""
+    plans = [realization_from_behavior(ps, b) for ps, b in zip(sf.players, behaviors)]
+    pay = expected_payoffs(sf, plans)
+    br = np.array([best_response(sf, p, plans).value for p in range(sf.num_players)])
+    gaps = br - pay
+    nash_conv = float(gaps.sum())
+    return Exploitability(
+        exploitability=nash_conv / sf.num_players,
+        nash_conv=nash_conv,
+        payoffs=pay,
+        best_response_values=br,
+    )

@@ -1,0 +1,430 @@
+"""Gambit's ``.efg`` text format (version 2), read and written.
+
+Chance probabilities may be decimals or fractions; they are kept exactly (as integer
+numerator/denominator arrays) so a file written back holds the same numbers. Payoffs are
+floats. A malformed file raises FileFormatError naming the file and line.
+"""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from .efg import CHANCE, TERMINAL, ExtensiveGame
+from .errors import FileFormatError, GameError
+
+_TOKEN = re.compile(
+    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<brace>[{}])|(?P<comma>,)|(?P<word>[^\s{}",]+))'
+)
+
+
+class _Tokens:
+    def __init__(self, text: str, source: str):
+        self.source = source
+        self.items: list[tuple[str, str, int]] = []
+        line = 1
+        pos = 0
+        while True:
+            m = _TOKEN.match(text, pos)
+            if not m or m.end() == pos:
+                rest = text[pos:]
+                if rest.strip():
+                    line += text.count("\n", pos, pos + len(rest) - len(rest.lstrip()))
+                    raise FileFormatError(f"{source}, line {line}: cannot read '{rest.strip()[:20]}'")
+                break
+            line += text.count("\n", pos, m.start(m.lastgroup))
+            kind = m.lastgroup
+            value = m.group(kind)
+            if kind == "str":
+                value = re.sub(r"\\(.)", r"\1", value[1:-1])
+            if kind != "comma":
+                self.items.append((kind, value, line))
+            line += value.count("\n") if kind == "str" else 0
+            pos = m.end()
+        self.i = 0
+
+    def line(self) -> int:
+        if self.i < len(self.items):
+            return self.items[self.i][2]
+        return self.items[-1][2] if self.items else 1
+
+    def error(self, message: str) -> FileFormatError:
+        return FileFormatError(f"{self.source}, line {self.line()}: {message}")
+
+    def peek(self):
+        return self.items[self.i] if self.i < len(self.items) else (None, None, self.line())
+
+    def next(self, kind: str | None = None, what: str = "token"):
+        if self.i >= len(self.items):
+            raise self.error(f"file ends where a {what} was expected")
+        tok = self.items[self.i]
+        if kind is not None and tok[0] != kind:
+            raise self.error(f"expected {what}, found '{tok[1]}'")
+        self.i += 1
+        return tok[1]
+
+    def string(self, what: str) -> str:
+        return self.next("str", what)
+
+    def integer(self, what: str) -> int:
+        word = self.next("word", what)
+        try:
+            return int(word)
+        except ValueError:
+            self.i -= 1
+            raise self.error(f"expected {what} (an integer), found '{word}'") from None
+
+    def number(self, what: str) -> Fraction:
+        word = self.next("word", what)
+        try:
+            return Fraction(word)
+        except (ValueError, ZeroDivisionError):
+            self.i -= 1
+            raise self.error(f"expected {what} (a number), found '{word}'") from None
+
+    def string_list(self, what: str) -> list[str]:
+        self.next("brace", "'{'")
+        out = []
+        while self.peek()[0] == "str":
+            out.append(self.next())
+        self._close(what)
+        return out
+
+    def _close(self, what: str):
+        kind, value, _ = self.peek()
+        if kind != "brace" or value != "}":
+            raise self.error(f"expected '}}' closing the {what}, found '{value}'")
+        self.next()
+
+
+def read_efg(path: str | Path) -> ExtensiveGame:
+    """Read a Gambit ``.efg`` file; see :func:`parse_efg`."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise FileFormatError(f"{path}: {exc.strerror}") from None
+    return parse_efg(text, source=str(path))
+
+
+def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
+    """Parse ``.efg`` text into a validated :class:`ExtensiveGame`.
+
+    Nodes are listed in prefix (depth-first) order; information sets and outcomes are
+    numbered per player from 1, and their names, actions and payoffs may be omitted after
+    their first appearance, as Gambit allows.
+    """
+    tk = _Tokens(text, source)
+    if tk.next("word", "'EFG'") != "EFG":
+        tk.i -= 1
+        raise tk.error("a .efg file starts with 'EFG 2 R'")
+    if tk.next("word", "version") != "2":
+        tk.i -= 1
+        raise tk.error("only version 2 of the .efg format is supported")
+    if tk.next("word", "'R'") not in ("R", "D"):
+        tk.i -= 1
+        raise tk.error("expected 'R' after the version")
+    title = tk.string("title")
+    players = tk.string_list("player list")
+    if not players:
+        raise tk.error("a game needs at least one player")
+    comment = ""
+    if tk.peek()[0] == "str":
+        comment = tk.next()
+    P = len(players)
+
+    parent, kind, infoset, action, prob, outcome, node_label, chance_label = ([] for _ in range(8))
+    prob_exact: list[Fraction] = []
+    node_line: list[int] = []
+    infosets: dict[tuple[int, int], int] = {}  # (player or -1, number) -> global index
+    infoset_player, infoset_actions, infoset_names, infoset_probs, infoset_numbers = [], [], [], [], []
+    outcomes: dict[int, int] = {}
+    outcome_payoffs, outcome_names, outcome_numbers = [], [], []
+    # stack of (parent node, next action index, number of actions)
+    stack: list[list[int]] = []
+
+    def read_outcome(number: int, allow_missing_body: bool) -> int:
+        if number == 0:
+            return -1
+        line = tk.line()
+        if tk.peek()[0] == "str":
+            name = tk.next()
+            tk.next("brace", "'{' before the payoffs")
+            pay = []
+            while tk.peek()[0] == "word":
+                pay.append(tk.number("payoff"))
+            tk._close("payoff list")
+            if len(pay) != P:
+                raise FileFormatError(f"{source}, line {line}: outcome {number} has {len(pay)} payoffs for {P} players")
+            if number in outcomes:
+                idx = outcomes[number]
+                if outcome_payoffs[idx] != [float(x) for x in pay]:
+                    raise FileFormatError(f"{source}, line {line}: outcome {number} is given two different payoff lists")
+                return idx
+            outcomes[number] = len(outcome_payoffs)
+            outcome_payoffs.append([float(x) for x in pay])
+            outcome_names.append(name)
+            outcome_numbers.append(number)
+            return outcomes[number]
+        if number not in outcomes:
+            raise FileFormatError(f"{source}, line {line}: outcome {number} is used before its payoffs are given")
+        return outcomes[number]
+
+    while tk.peek()[0] is not None:
+        line = tk.line()
+        if stack and not stack[-1]:
+            stack.pop()
+        if not stack and parent:
+            raise tk.error("node after the tree is complete")
+        code = tk.next("word", "node type 'c', 'p' or 't'")
+        if code not in ("c", "p", "t"):
+            tk.i -= 1
+            raise tk.error(f"expected node type 'c', 'p' or 't', found '{code}'")
+        me = len(parent)
+        if stack:
+            top = stack[-1]
+            parent.append(top[0])
+            action.append(top[1])
+            top[1] += 1
+        else:
+            parent.append(-1)
+            action.append(-1)
+        node_line.append(line)
+        label = tk.string("node name")
+        node_label.append(label)
+        prob.append(1.0)
+        prob_exact.append(Fraction(1))
+        chance_label.append("")
+        if code == "t":
+            kind.append(TERMINAL)
+            infoset.append(-1)
+            number = tk.integer("outcome number")
+            outcome.append(read_outcome(number, False))
+            nact = 0
+        else:
+            player = -1 if code == "c" else tk.integer("player number")
+            if code == "p" and not 1 <= player <= P:
+                raise FileFormatError(f"{source}, line {line}: player {player} does not exist (players 1..{P})")
+            pl = CHANCE if code == "c" else player - 1
+            number = tk.integer("information set number")
+            key = (pl, number)
+            name = tk.string("information set name") if tk.peek()[0] == "str" else None
+            acts, probs = None, None
+            if tk.peek()[0] == "brace" and tk.peek()[1] == "{":
+                tk.next()
+                acts, probs = [], []
+                while tk.peek()[0] == "str":
+                    acts.append(tk.next())
+                    if code == "c":
+                        probs.append(tk.number("chance probability"))
+                tk._close("action list")
+            if key not in infosets:
+                if acts is None:
+                    raise FileFormatError(f"{source}, line {line}: information set {number} is used before its actions are listed")
+                infosets[key] = len(infoset_player)
+                infoset_player.append(pl)
+                infoset_actions.append(acts)
+                infoset_names.append(name or "")
+                infoset_probs.append(probs)
+                infoset_numbers.append(number)
+            k = infosets[key]
+            if acts is not None and acts != infoset_actions[k]:
+                raise FileFormatError(
+                    f"{source}, line {line}: information set {number} of "
+                    f"{'chance' if pl == CHANCE else 'player ' + str(player)} lists actions {acts}, "
+                    f"but {infoset_actions[k]} earlier"
+                )
+            if probs is not None and probs != infoset_probs[k]:
+                raise FileFormatError(f"{source}, line {line}: chance information set {number} has two different probability lists")
+            kind.append(pl)
+            infoset.append(k)
+            outcome.append(read_outcome(tk.integer("outcome number"), True))
+            nact = len(infoset_actions[k])
+            if nact == 0:
+                raise FileFormatError(f"{source}, line {line}: a {'chance' if pl == CHANCE else 'decision'} node needs at least one action")
+        # record chance probabilities on the children when they are created
+        if parent[me] >= 0 and kind[parent[me]] == CHANCE:
+            k = infoset[parent[me]]
+            a = action[me]
+            prob_exact[me] = infoset_probs[k][a]
+            prob[me] = float(prob_exact[me])
+            chance_label[me] = infoset_actions[k][a]
+        if nact:
+            stack.append([me, 0, nact])
+        while stack and stack[-1][1] == stack[-1][2]:
+            stack.pop()
+    if stack or not parent:
+        raise FileFormatError(f"{source}, line {tk.line()}: file ends before the tree is complete")
+
+    n = len(parent)
+    kind_arr = np.array(kind, dtype=np.int32)
+    # chance information sets become per-node data; decision ones are renumbered
+    decision_infosets = [k for k in range(len(infoset_player)) if infoset_player[k] != CHANCE]
+    renumber = np.full(len(infoset_player) + 1, -1, dtype=np.int64)
+    renumber[decision_infosets] = np.arange(len(decision_infosets))
+    inf = np.array(infoset, dtype=np.int64)
+    inf = np.where(kind_arr >= 0, renumber[inf], -1)
+    actions_flat = [a for k in decision_infosets for a in infoset_actions[k]]
+    fits = all(abs(f.numerator) < 2**62 and f.denominator < 2**62 for f in prob_exact)
+    fraction = None
+    if fits:
+        fraction = (
+            np.array([f.numerator for f in prob_exact], dtype=np.int64),
+            np.array([f.denominator for f in prob_exact], dtype=np.int64),
+        )
+    try:
+        game = ExtensiveGame.from_arrays(
+            parent=np.array(parent, dtype=np.int64),
+            player=kind_arr,
+            infoset=inf,
+            action=np.array(action, dtype=np.int64),
+            chance_prob=np.array(prob, dtype=np.float64),
+            outcome=np.array(outcome, dtype=np.int64),
+            outcome_payoffs=np.array(outcome_payoffs, dtype=np.float64).reshape(-1, P),
+            infoset_player=np.array([infoset_player[k] for k in decision_infosets], dtype=np.int32),
+            infoset_num_actions=np.array([len(infoset_actions[k]) for k in decision_infosets], dtype=np.int32),
+            player_names=players,
+            infoset_labels=np.array([infoset_names[k] for k in decision_infosets], dtype=str),
+            action_labels=np.array(actions_flat, dtype=str),
+            node_labels=np.array(node_label, dtype=str),
+            chance_labels=np.array(chance_label, dtype=str),
+            outcome_labels=np.array(outcome_names, dtype=str),
+            chance_fraction=fraction,
+            title=title,
+        )
+    except GameError as exc:
+        # point at the line of the node the message names
+        m = re.search(r"node (\d+)", str(exc))
+        where = ""
+        if m:
+            # node numbers in messages are breadth-first; map back to file order
+            order = ExtensiveGame._breadth_first_order(np.array(parent), np.array(action))
+            idx = int(m.group(1))
+            if idx < len(order):
+                where = f", line {node_line[int(order[idx])]}"
+        raise GameError(f"{source}{where}: {exc}") from None
+    game.comment = comment
+    game.infoset_numbers = np.array([infoset_numbers[k] for k in decision_infosets], dtype=np.int64)
+    game.outcome_numbers = np.array(outcome_numbers, dtype=np.int64)
+    return game
+
+
+def _quote(text: str) -> str:
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _format_fraction(num: int, den: int) -> str:
+    if den == 1:
+        return str(num)
+    d = den
+    for f in (2, 5):
+        while d % f == 0:
+            d //= f
+    if d == 1:  # a terminating decimal: write it exactly
+        text = format(Decimal(num) / Decimal(den), "f")
+        return text
+    return f"{num}/{den}"
+
+
+def _format_payoff(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x))
+
+
+def preorder(game: ExtensiveGame) -> np.ndarray:
+    """Node indices in prefix (depth-first) order, computed level by level."""
+    n = game.num_nodes
+    size = np.ones(n, dtype=np.int64)
+    for start, stop in reversed(list(game.levels())[1:]):
+        np.add.at(size, game.parent[start:stop], size[start:stop])
+    pos = np.zeros(n, dtype=np.int64)
+    for start, stop in list(game.levels())[1:]:
+        par = game.parent[start:stop]
+        # offset of each child = parent position + 1 + sizes of earlier siblings
+        before = np.cumsum(size[start:stop]) - size[start:stop]
+        group_first = game.first_child[par]
+        before -= (np.cumsum(size[start:stop]) - size[start:stop])[group_first - start]
+        pos[start:stop] = pos[par] + 1 + before
+    order = np.empty(n, dtype=np.int64)
+    order[pos] = np.arange(n)
+    return order
+
+
+def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
+    """Write ``game`` in ``.efg`` format; returns the text and saves it when ``path`` is given.
+
+    Labels missing in the game are made up so that every player's information sets and
+    every outcome have distinct names, which Gambit requires.
+    """
+    P = game.num_players
+    lines = [f"EFG 2 R {_quote(game.title)} {{ {' '.join(_quote(p) for p in game.player_names)} }}"]
+    lines.append(_quote(getattr(game, "comment", "")))
+    lines.append("")
+    local, _ = game.local_infoset_numbering()
+    numbers = getattr(game, "infoset_numbers", None)
+    if numbers is None or len(numbers) != game.num_infosets:
+        numbers = local + 1
+    labels = game.infoset_labels
+    names = [
+        (str(labels[k]) if labels is not None and str(labels[k]) else f"I{game.infoset_player[k] + 1}.{numbers[k]}")
+        for k in range(game.num_infosets)
+    ]
+    # outcome per terminal/inner node, numbered from 1 in order of use
+    term_pay = None
+    seen_infoset = np.zeros(game.num_infosets, dtype=bool)
+    outcome_seen: dict[int, int] = {}
+    out_labels = game.outcome_labels
+    fraction = game.chance_fraction
+    chance_number = 0
+    for node in preorder(game):
+        node = int(node)
+        kind = int(game.player[node])
+        label = _quote(game.node_labels[node]) if game.node_labels is not None else '""'
+        o = int(game.outcome[node])
+        if o >= 0:
+            if o not in outcome_seen:
+                outcome_seen[o] = len(outcome_seen) + 1
+                name = str(out_labels[o]) if out_labels is not None and o < len(out_labels) else ""
+                if not name:
+                    name = f"o{outcome_seen[o]}"
+                pays = ", ".join(_format_payoff(x) for x in game.outcome_payoffs[o])
+                otext = f"{outcome_seen[o]} {_quote(name)} {{ {pays} }}"
+            else:
+                otext = str(outcome_seen[o])
+        else:
+            otext = "0"
+        if kind == TERMINAL:
+            if o < 0:
+                # Gambit terminals may lack an outcome: payoff zero
+                lines.append(f"t {label} 0")
+            else:
+                lines.append(f"t {label} {otext}")
+            continue
+        first = int(game.first_child[node])
+        kids = range(first, first + int(game.num_children[node]))
+        if kind == CHANCE:
+            chance_number += 1
+            parts = []
+            for c in kids:
+                if fraction is not None and fraction[1][c] > 0:
+                    p = _format_fraction(int(fraction[0][c]), int(fraction[1][c]))
+                else:
+                    p = repr(float(game.chance_prob[c]))
+                parts.append(f"{_quote(game.edge_label(c))} {p}")
+            lines.append(f"c {label} {chance_number} {_quote(f'c{chance_number}')} {{ {' '.join(parts)} }} {otext}")
+        else:
+            k = int(game.infoset[node])
+            head = f"p {label} {kind + 1} {int(numbers[k])}"
+            if not seen_infoset[k]:
+                seen_infoset[k] = True
+                acts = " ".join(_quote(game.action_label(k, a)) for a in range(int(game.infoset_num_actions[k])))
+                head += f" {_quote(names[k])} {{ {acts} }}"
+            lines.append(f"{head} {otext}")
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        Path(path).write_text(text)
+    return text

@@ -1,0 +1,21 @@
+"""Errors a user can cause. The CLI prints them as one line and exits non-zero."""
+
+
+class EquilibriaError(Exception):
+    """Base class of every error caused by user input (games, files, names, options)."""
+
+
+class GameError(EquilibriaError):
+    """A game violates a structural rule (probabilities, information sets, perfect recall)."""
+
+
+class FileFormatError(EquilibriaError):
+    """A game file is malformed; the message names the file and line."""
+
+
+class UnknownInstanceError(EquilibriaError):
+    """An instance name is not registered; the message lists the known names."""
+
+
+class SolverError(EquilibriaError):
+    """A backend is unavailable or a solve failed."""

@@ -1,0 +1,140 @@
+"""The sequence form of an extensive-form game, built in one vectorised pass.
+
+For each player ``p``: sequences are numbered 0 (the empty sequence) and
+``1 + action_offset[I] + a`` for action ``a`` at the player's ``I``-th information set.
+The constraint matrix ``E_p`` has one row for the empty sequence (``r(empty) = 1``) and one
+per information set (``sum_a r(I a) - r(parent sequence of I) = 0``).
+
+Payoffs are kept as sparse tensor entries, one per terminal node: the tuple of the
+players' sequences leading to it, its chance reach probability and its payoffs. For two
+players :meth:`SequenceForm.payoff_matrix` sums them into the sparse matrix
+``A_p[s_1, s_2]`` of chance-weighted payoffs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from .efg import ExtensiveGame
+
+
+@dataclass
+class PlayerSequences:
+    """One player's sequences and information sets (local numbering)."""
+
+    player: int
+    infoset_global: np.ndarray  # local information set -> global index in the game
+    infoset_num_actions: np.ndarray
+    infoset_first_sequence: np.ndarray  # sequence of action 0 at the information set
+    infoset_parent_sequence: np.ndarray  # sequence leading to the information set
+    infoset_depth: np.ndarray  # own actions taken before reaching it
+    sequence_infoset: np.ndarray  # sequence -> local information set (-1 for empty)
+    sequence_action: np.ndarray  # sequence -> action index (-1 for empty)
+
+    @property
+    def num_infosets(self) -> int:
+        """Number of this player's information sets."""
+        return int(self.infoset_global.shape[0])
+
+    @property
+    def num_sequences(self) -> int:
+        """Number of sequences, the empty one included."""
+        return int(self.sequence_infoset.shape[0])
+
+    @cached_property
+    def constraint_matrix(self) -> sp.csr_matrix:
+        """``E`` of shape (1 + infosets, sequences): ``E r = e`` with ``e = (1, 0, ..., 0)``."""
+        m, n = self.num_infosets, self.num_sequences
+        seqs = np.arange(1, n, dtype=np.int64)
+        rows = np.concatenate([[0], 1 + self.sequence_infoset[1:], 1 + np.arange(m)])
+        cols = np.concatenate([[0], seqs, self.infoset_parent_sequence])
+        vals = np.concatenate([[1.0], np.ones(n - 1), -np.ones(m)])
+        return sp.csr_matrix((vals, (rows, cols)), shape=(1 + m, n))
+
+    @property
+    def constraint_rhs(self) -> np.ndarray:
+        """``e``: 1 for the empty-sequence row, 0 for every information-set row."""
+        e = np.zeros(1 + self.num_infosets)
+        e[0] = 1.0
+        return e
+
+
+class SequenceForm:
+    """Sequences, constraint matrices and chance-weighted payoff entries of a game."""
+
+    def __init__(self, game: ExtensiveGame):
+        self.game = game
+        seqs = game.own_sequences()
+        term = game.terminals
+        self.terminal_nodes = term
+        self.terminal_sequences = np.stack([s[term] for s in seqs], axis=1)
+        self.terminal_chance = game.chance_reach()[term]
+        self.terminal_payoffs = game.terminal_payoffs()
+        self.players = [self._player_sequences(game, p, seqs[p]) for p in range(game.num_players)]
+
+    @staticmethod
+    def _player_sequences(game: ExtensiveGame, p: int, seq: np.ndarray) -> PlayerSequences:
+        ks = np.flatnonzero(game.infoset_player == p)
+        na = game.infoset_num_actions[ks].astype(np.int64)
+        first = 1 + np.cumsum(na) - na
+        # the sequence leading to an information set, read off any of its nodes
+        nodes = np.flatnonzero(game.player == p)
+        parent_seq_global = np.zeros(game.num_infosets, dtype=np.int64)
+        parent_seq_global[game.infoset[nodes]] = seq[nodes]
+        parent_seq = parent_seq_global[ks]
+        n = 1 + int(na.sum())
+        seq_infoset = np.full(n, -1, dtype=np.int64)
+        seq_infoset[1:] = np.repeat(np.arange(ks.shape[0]), na)
+        seq_action = np.full(n, -1, dtype=np.int64)
+        seq_action[1:] = np.arange(n - 1) - np.repeat(first - 1, na)
+        # own depth, one sweep per level of the player's information-set forest
+        depth = np.zeros(ks.shape[0], dtype=np.int64)
+        parent_infoset = seq_infoset[parent_seq]
+        has_parent = parent_infoset >= 0
+        for _ in range(ks.shape[0] + 1):
+            new = np.where(has_parent, depth[np.maximum(parent_infoset, 0)] + 1, 0)
+            if np.array_equal(new, depth):
+                break
+            depth = new
+        return PlayerSequences(
+            player=p,
+            infoset_global=ks,
+            infoset_num_actions=na,
+            infoset_first_sequence=first,
+            infoset_parent_sequence=parent_seq,
+            infoset_depth=depth,
+            sequence_infoset=seq_infoset,
+            sequence_action=seq_action,
+        )
+
+    @property
+    def num_players(self) -> int:
+        """Number of players."""
+        return len(self.players)
+
+    def payoff_matrix(self, p: int) -> sp.csr_matrix:
+        """Player ``p``'s chance-weighted payoff matrix ``A_p[s_1, s_2]`` (two players)."""
+        if self.num_players != 2:
+            raise ValueError("payoff_matrix is defined for two-player games")
+        s = self.terminal_sequences
+        vals = self.terminal_chance * self.terminal_payoffs[:, p]
+        keep = vals != 0
+        shape = (self.players[0].num_sequences, self.players[1].num_sequences)
+        mat = sp.csr_matrix((vals[keep], (s[keep, 0], s[keep, 1])), shape=shape)
+        mat.sum_duplicates()
+        return mat
+
+    def sequence_labels(self, p: int) -> list[str]:
+        """Readable names ``infoset:action`` of player ``p``'s sequences (index 0 is 'empty')."""
+        ps = self.players[p]
+        g = self.game
+        labels = ["(empty)"]
+        for i in range(ps.num_infosets):
+            k = int(ps.infoset_global[i])
+            name = g.infoset_labels[k] if g.infoset_labels is not None else f"I{i + 1}"
+            for a in range(int(ps.infoset_num_actions[i])):
+                labels.append(f"{name}:{g.action_label(k, a)}")
+        return labels

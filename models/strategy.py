@@ -1,0 +1,97 @@
+"""Strategies in sequence-form coordinates: realization plans and behaviour strategies.
+
+A behaviour strategy of player ``p`` is a float array indexed like the player's
+sequences: entry ``s >= 1`` is the probability of the action of sequence ``s`` at its
+information set, and entry 0 (the empty sequence) is 1. A realization plan uses the same
+indexing: entry ``s`` is the probability that the player's own moves follow ``s``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .efg import segment_ranges
+from .sequence import PlayerSequences, SequenceForm
+
+#: A realization mass at or below this is treated as "information set not reached".
+UNREACHED = 1e-12
+
+
+def behavior_from_realization(ps: PlayerSequences, r: np.ndarray) -> np.ndarray:
+    """Behaviour strategy from a realization plan; uniform where the plan never arrives.
+
+    Negative entries (solver noise) count as zero; each information set's actions are
+    normalised to sum to one.
+    """
+    r = np.maximum(np.asarray(r, dtype=np.float64), 0.0)
+    b = np.ones(ps.num_sequences)
+    if ps.num_infosets == 0:
+        return b
+    totals = np.add.reduceat(r[1:], ps.infoset_first_sequence - 1)
+    na = ps.infoset_num_actions
+    per_seq_total = np.repeat(totals, na)
+    uniform = 1.0 / np.repeat(na, na)
+    reached = per_seq_total > UNREACHED
+    b[1:] = np.where(reached, r[1:] / np.where(reached, per_seq_total, 1.0), uniform)
+    return b
+
+
+def realization_from_behavior(ps: PlayerSequences, b: np.ndarray) -> np.ndarray:
+    """Realization plan of a behaviour strategy (one sweep per own depth level)."""
+    b = np.asarray(b, dtype=np.float64)
+    r = np.zeros(ps.num_sequences)
+    r[0] = 1.0
+    if ps.num_infosets == 0:
+        return r
+    for d in range(int(ps.infoset_depth.max()) + 1):
+        ks = np.flatnonzero(ps.infoset_depth == d)
+        seqs = segment_ranges(ps.infoset_first_sequence[ks], ps.infoset_num_actions[ks])
+        parents = np.repeat(ps.infoset_parent_sequence[ks], ps.infoset_num_actions[ks])
+        r[seqs] = r[parents] * b[seqs]
+    return r
+
+
+def uniform_behavior(ps: PlayerSequences) -> np.ndarray:
+    """The strategy that plays every action of every information set equally often."""
+    b = np.ones(ps.num_sequences)
+    na = ps.infoset_num_actions
+    b[1:] = 1.0 / np.repeat(na, na)
+    return b
+
+
+def expected_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> np.ndarray:
+    """Expected payoff of every player when each plays its realization plan."""
+    reach = sf.terminal_chance.copy()
+    for p, r in enumerate(plans):
+        reach *= np.asarray(r)[sf.terminal_sequences[:, p]]
+    return reach @ sf.terminal_payoffs
+
+
+def strategy_table(sf: SequenceForm, p: int, behavior: np.ndarray, realization: np.ndarray | None = None):
+    """A pandas DataFrame with one row per information set and action of player ``p``.
+
+    Columns: ``player`` (1-based), ``infoset``, ``action``, ``probability`` and, when a
+    realization plan is given, ``reach`` (the probability that ``p``'s own moves get there).
+    """
+    import pandas as pd
+
+    ps = sf.players[p]
+    g = sf.game
+    na = ps.infoset_num_actions
+    ks = np.repeat(ps.infoset_global, na)
+    if g.infoset_labels is not None:
+        infoset_names = np.asarray(g.infoset_labels)[ks]
+    else:
+        infoset_names = np.char.add("I", (np.repeat(np.arange(ps.num_infosets), na) + 1).astype(str))
+    if g.action_labels is not None:
+        action_names = np.asarray(g.action_labels)[g.infoset_action_start[ks] + ps.sequence_action[1:]]
+    else:
+        action_names = (ps.sequence_action[1:] + 1).astype(str)
+    data = {
+        "player": np.full(ps.num_sequences - 1, p + 1),
+        "infoset": infoset_names,
+        "action": action_names,
+        "probability": np.asarray(behavior)[1:],
+    }
+    if realization is not None:
+        data["reach"] = np.asarray(realization)[np.repeat(ps.infoset_parent_sequence, na)]
+    return pd.DataFrame(data)

@@ -1,0 +1,146 @@
+"""HiGHS through highspy: the sparse matrix is handed over as a column-wise HighsLp."""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import highspy
+import numpy as np
+
+from ..models.errors import SolverError
+from . import Solution
+
+_STATUS = {
+    highspy.HighsModelStatus.kOptimal: "optimal",
+    highspy.HighsModelStatus.kInfeasible: "infeasible",
+    highspy.HighsModelStatus.kUnbounded: "unbounded",
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: "infeasible",
+    highspy.HighsModelStatus.kTimeLimit: "time_limit",
+    highspy.HighsModelStatus.kIterationLimit: "iteration_limit",
+    highspy.HighsModelStatus.kInterrupt: "interrupted",
+    highspy.HighsModelStatus.kObjectiveTarget: "objective_target",
+}
+
+METHODS = ("choose", "simplex", "ipm", "ipx", "pdlp")
+
+
+def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
+    """The problem as a HighsLp (column-wise matrix); row/column names when asked."""
+    A = problem.A.tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_ = problem.num_cols
+    lp.num_row_ = problem.num_rows
+    lp.col_cost_ = np.asarray(problem.c, dtype=np.float64)
+    lp.col_lower_ = np.asarray(problem.col_lower, dtype=np.float64)
+    lp.col_upper_ = np.asarray(problem.col_upper, dtype=np.float64)
+    lp.row_lower_ = np.asarray(problem.row_lower, dtype=np.float64)
+    lp.row_upper_ = np.asarray(problem.row_upper, dtype=np.float64)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = problem.num_cols
+    lp.a_matrix_.num_row_ = problem.num_rows
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(np.float64)
+    lp.sense_ = highspy.ObjSense.kMaximize if problem.maximize else highspy.ObjSense.kMinimize
+    if problem.integrality is not None and np.any(problem.integrality):
+        kinds = np.where(problem.integrality, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous)
+        lp.integrality_ = kinds.tolist()
+    if names:
+        lp.col_names_ = problem.col_names()
+        lp.row_names_ = problem.row_names()
+        lp.model_name_ = problem.name
+    return lp
+
+
+def _new_highs(verbose: bool) -> "highspy.Highs":
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
+
+
+def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
+    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: HiGHS chooses)."""
+    if method is not None and method not in METHODS:
+        raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    lp = to_highs_lp(problem)
+    t1 = time.perf_counter()
+    h = _new_highs(verbose)
+    if method is not None:
+        h.setOptionValue("solver", method)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    for key, value in (options or {}).items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise SolverError(f"HiGHS rejected option {key}={value!r}")
+    h.passModel(lp)
+    t2 = time.perf_counter()
+    h.run()
+    t3 = time.perf_counter()
+    model_status = h.getModelStatus()
+    status = _STATUS.get(model_status, "unknown")
+    info = h.getInfo()
+    sol = h.getSolution()
+    has_primal = sol.value_valid
+    x = np.asarray(sol.col_value) if has_primal else None
+    duals = np.asarray(sol.row_dual) if sol.dual_valid else None
+    objective = float(info.objective_function_value) if has_primal else None
+    dual_objective = None
+    if duals is not None and x is not None:
+        dual_objective = _dual_objective(problem, x, duals, np.asarray(sol.col_dual))
+    return Solution(
+        status=status,
+        objective=objective,
+        x=x,
+        row_duals=duals,
+        backend="highs",
+        method=method or "choose",
+        seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
+        dual_objective=dual_objective,
+        message=h.modelStatusToString(model_status),
+    )
+
+
+def _dual_objective(problem, x, row_dual, col_dual) -> float | None:
+    """b^T y + bounds^T z, each dual multiplying the bound nearest the primal activity.
+
+    With stationarity c = A^T y + z this equals c^T x at an optimum, and measures the
+    duality gap before one.
+    """
+    activity = problem.A @ x
+
+    def active(value, lower, upper):
+        lo_gap = np.where(np.isfinite(lower), np.abs(value - lower), np.inf)
+        hi_gap = np.where(np.isfinite(upper), np.abs(value - upper), np.inf)
+        return np.where(lo_gap <= hi_gap, lower, upper)
+
+    rows = active(activity, problem.row_lower, problem.row_upper)
+    cols = active(x, problem.col_lower, problem.col_upper)
+    rows = np.where(row_dual != 0, rows, 0.0)
+    cols = np.where(col_dual != 0, cols, 0.0)
+    terms = np.concatenate([row_dual * rows, col_dual * cols])
+    total = float(terms.sum())
+    return total if np.isfinite(total) else None
+
+
+def write_with_highs(problem, path, file_format: str | None = None) -> None:
+    """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix)."""
+    path = Path(path)
+    fmt = (file_format or path.suffix.lstrip(".")).lower()
+    if fmt not in ("mps", "lp"):
+        raise SolverError(f"cannot write format '{fmt}': use mps or lp")
+    h = _new_highs(False)
+    h.passModel(to_highs_lp(problem, names=True))
+    target = path if path.suffix.lower() == f".{fmt}" else None
+    if target is None:
+        # HiGHS picks the format from the suffix: write beside, then move
+        fd, tmp = tempfile.mkstemp(suffix=f".{fmt}", dir=path.parent if str(path.parent) else ".")
+        os.close(fd)
+        target = Path(tmp)
+    status = h.writeModel(str(target))
+    if status == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS could not write {path}")
+    if target != path:
+        os.replace(target, path)
