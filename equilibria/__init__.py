@@ -1,2 +1,26 @@
-"""equilibria: equilibria of games of imperfect information by mathematical programming."""
+"""equilibria: equilibria of games of imperfect information by mathematical programming.
+
+>>> import equilibria
+>>> sol = equilibria.solve_game(equilibria.load("kuhn"))
+>>> round(sol.value, 6), sol.exploitability < 1e-9
+(-0.055556, True)
+"""
 __version__ = "0.1.0"
+
+from .api import GameSolution, solve_game
+from .instances import load
+from .models import EquilibriaError, ExtensiveGame, GameBuilder
+from .models.efg_io import read_efg, write_efg
+from .models.sequence import SequenceForm
+
+__all__ = [
+    "EquilibriaError",
+    "ExtensiveGame",
+    "GameBuilder",
+    "GameSolution",
+    "SequenceForm",
+    "load",
+    "read_efg",
+    "solve_game",
+    "write_efg",
+]

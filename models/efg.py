@@ -101,6 +101,7 @@ class ExtensiveGame:
         chance_labels: np.ndarray | None = None,
         outcome_labels: np.ndarray | None = None,
         chance_fraction: tuple[np.ndarray, np.ndarray] | None = None,
+        chance_text: np.ndarray | None = None,
         title: str = "",
         validate: bool = True,
     ):
@@ -127,7 +128,10 @@ class ExtensiveGame:
         self.node_labels = node_labels
         self.chance_labels = chance_labels
         self.outcome_labels = outcome_labels
+        # exact chance probabilities: integer numerator/denominator arrays (denominator 0
+        # where unknown), or the probability text of a file, kept verbatim
         self.chance_fraction = chance_fraction
+        self.chance_text = chance_text
         for name in ("player", "infoset", "action", "chance_prob", "outcome"):
             if getattr(self, name).shape != (n,):
                 raise GameError(f"array '{name}' has shape {getattr(self, name).shape}, expected ({n},)")
@@ -157,6 +161,7 @@ class ExtensiveGame:
         chance_labels=None,
         outcome_labels=None,
         chance_fraction=None,
+        chance_text=None,
         title: str = "",
         validate: bool = True,
     ) -> "ExtensiveGame":
@@ -205,6 +210,7 @@ class ExtensiveGame:
             chance_labels=take(chance_labels),
             outcome_labels=outcome_labels,
             chance_fraction=fraction,
+            chance_text=take(chance_text),
             title=title,
             validate=validate,
         )

@@ -138,6 +138,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
 
     parent, kind, infoset, action, prob, outcome, node_label, chance_label = ([] for _ in range(8))
     prob_exact: list[Fraction] = []
+    prob_text: list[str] = []
     node_line: list[int] = []
     infosets: dict[tuple[int, int], int] = {}  # (player or -1, number) -> global index
     infoset_player, infoset_actions, infoset_names, infoset_probs, infoset_numbers = [], [], [], [], []
@@ -197,6 +198,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         node_label.append(label)
         prob.append(1.0)
         prob_exact.append(Fraction(1))
+        prob_text.append("")
         chance_label.append("")
         if code == "t":
             kind.append(TERMINAL)
@@ -219,7 +221,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                 while tk.peek()[0] == "str":
                     acts.append(tk.next())
                     if code == "c":
-                        probs.append(tk.number("chance probability"))
+                        probs.append((tk.number("chance probability"), tk.items[tk.i - 1][1]))
                 tk._close("action list")
             if key not in infosets:
                 if acts is None:
@@ -237,7 +239,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                     f"{'chance' if pl == CHANCE else 'player ' + str(player)} lists actions {acts}, "
                     f"but {infoset_actions[k]} earlier"
                 )
-            if probs is not None and probs != infoset_probs[k]:
+            if probs is not None and [p for p, _ in probs] != [p for p, _ in infoset_probs[k]]:
                 raise FileFormatError(f"{source}, line {line}: chance information set {number} has two different probability lists")
             kind.append(pl)
             infoset.append(k)
@@ -249,7 +251,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         if parent[me] >= 0 and kind[parent[me]] == CHANCE:
             k = infoset[parent[me]]
             a = action[me]
-            prob_exact[me] = infoset_probs[k][a]
+            prob_exact[me], prob_text[me] = infoset_probs[k][a]
             prob[me] = float(prob_exact[me])
             chance_label[me] = infoset_actions[k][a]
         if nact:
@@ -293,6 +295,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             chance_labels=np.array(chance_label, dtype=str),
             outcome_labels=np.array(outcome_names, dtype=str),
             chance_fraction=fraction,
+            chance_text=np.array(prob_text, dtype=str),
             title=title,
         )
     except GameError as exc:
@@ -379,6 +382,7 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     outcome_seen: dict[int, int] = {}
     out_labels = game.outcome_labels
     fraction = game.chance_fraction
+    text = game.chance_text
     chance_number = 0
     for node in preorder(game):
         node = int(node)
@@ -410,7 +414,9 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
             chance_number += 1
             parts = []
             for c in kids:
-                if fraction is not None and fraction[1][c] > 0:
+                if text is not None and str(text[c]):
+                    p = str(text[c])
+                elif fraction is not None and fraction[1][c] > 0:
                     p = _format_fraction(int(fraction[0][c]), int(fraction[1][c]))
                 else:
                     p = repr(float(game.chance_prob[c]))

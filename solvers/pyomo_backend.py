@@ -37,10 +37,10 @@ def solve_pyomo(problem, name: str, time_limit=None, verbose=False, options=None
         opt.options[key] = value
     try:
         results = opt.solve(model, tee=verbose, load_solutions=False)
-    except Exception as exc:  # some interfaces refuse load_solutions=False
-        if "load_solutions" not in str(exc):
-            raise
-        results = opt.solve(model, tee=verbose)
+    except NotImplementedError:
+        # interfaces without duals (scip_direct) refuse an import suffix for them
+        model.del_component(model.dual)
+        results = opt.solve(model, tee=verbose, load_solutions=False)
     t2 = time.perf_counter()
     term = str(results.solver.termination_condition)
     status = _STATUS.get(term, "unknown")

@@ -1,0 +1,152 @@
+"""The ``equilibria`` command.
+
+    equilibria solve GAME [--backend B] [--method M] [--json] [--strategy-out FILE.csv]
+    equilibria info GAME [--json]
+    equilibria export GAME --player 1|2 --format mps|lp -o FILE
+    equilibria backends
+
+GAME is a registered name with parameters (``leduc:ranks=4``), a bundled game or a path to
+a ``.efg`` file. Errors in the input print one line on stderr and exit with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from ..models.errors import EquilibriaError
+
+
+def _load(spec: str):
+    from ..instances import load
+
+    t0 = time.perf_counter()
+    game = load(spec)
+    return game, time.perf_counter() - t0
+
+
+def cmd_solve(args) -> int:
+    from ..api import solve_game
+
+    game, t_game = _load(args.game)
+    sol = solve_game(
+        game, args.backend, method=args.method, time_limit=args.time_limit,
+        verbose=args.verbose, both_lps=args.both_lps, seconds={"game": t_game},
+    )
+    if args.strategy_out:
+        sol.strategy_table().to_csv(args.strategy_out, index=False)
+    if args.json:
+        print(json.dumps(sol.to_dict(), indent=2))
+        return 0
+    s = sol.seconds
+    total = sum(s.values())
+    print(f"game            {game.title or args.game}")
+    print(f"value (player 1) {sol.value:.12f}")
+    print(f"exploitability  {sol.exploitability:.3e}  (exact best responses; NashConv {sol.certificate.nash_conv:.3e})")
+    print(f"status          {sol.status} ({sol.backend}, method {sol.method})")
+    print(f"LP              {sol.rows} rows, {sol.columns} columns, {sol.nonzeros} nonzeros")
+    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + f"; total {total:.3f}")
+    if args.strategy_out:
+        print(f"strategies      written to {args.strategy_out}")
+    return 0
+
+
+def cmd_info(args) -> int:
+    game, t_game = _load(args.game)
+    c = game.counts()
+    info = {
+        "game": game.title,
+        "players": game.player_names,
+        "nodes": c.nodes,
+        "terminal": c.terminal,
+        "chance": c.chance,
+        "decision": c.decision,
+        "infosets": list(c.infosets),
+        "sequences": list(c.sequences),
+        "bytes": game.nbytes(),
+        "seconds": t_game,
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"game       {game.title or args.game}")
+    print(f"nodes      {c.nodes} (terminal {c.terminal}, chance {c.chance}, decision {c.decision})")
+    for p, name in enumerate(game.player_names):
+        print(f"{name:10} {c.infosets[p]} information sets, {c.sequences[p]} sequences")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from ..formulations import sequence_form_lp
+    from ..models.sequence import SequenceForm
+    from ..solvers import write_problem
+
+    game, _ = _load(args.game)
+    if game.num_players != 2:
+        raise EquilibriaError("export writes the two-player sequence-form LP; this game has "
+                              f"{game.num_players} players")
+    lp = sequence_form_lp(SequenceForm(game), args.player - 1)
+    write_problem(lp, args.output, args.format)
+    print(f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros")
+    return 0
+
+
+def cmd_backends(args) -> int:
+    from ..solvers import available_backends
+
+    for name in available_backends():
+        print(name)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``equilibria`` command."""
+    parser = argparse.ArgumentParser(prog="equilibria", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
+    p.add_argument("game")
+    p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument("--method", default=None, help="HiGHS algorithm: simplex, ipm or pdlp")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds for the solver")
+    p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--strategy-out", metavar="FILE.csv", help="write both strategies as CSV")
+    p.add_argument("--verbose", action="store_true", help="show the solver's log")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("info", help="print the size of a game")
+    p.add_argument("game")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP")
+    p.add_argument("game")
+    p.add_argument("--player", type=int, choices=(1, 2), default=1)
+    p.add_argument("--format", choices=("mps", "lp"), default=None)
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("backends", help="list the solver backends available here")
+    p.set_defaults(func=cmd_backends)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if getattr(args, "format", None) is None and hasattr(args, "output"):
+        args.format = "lp" if str(args.output).lower().endswith(".lp") else "mps"
+    try:
+        return args.func(args)
+    except EquilibriaError as exc:
+        print(f"equilibria: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("equilibria: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
