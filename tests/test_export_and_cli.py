@@ -1,0 +1,122 @@
+"""MPS/LP export re-solves to the same value in HiGHS and SCIP; the CLI's output and errors."""
+import json
+import subprocess
+import sys
+
+import highspy
+import pyscipopt
+import pytest
+
+import equilibria
+
+LEDUC_VALUE = -0.085606424078
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def highs_optimum(path):
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) != highspy.HighsStatus.kError
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return h.getInfo().objective_function_value
+
+
+def scip_optimum(path):
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(path))
+    m.optimize()
+    assert m.getStatus() == "optimal"
+    return m.getObjVal()
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+@pytest.mark.parametrize("player, value", [(1, LEDUC_VALUE), (2, -LEDUC_VALUE)])
+def test_exported_lp_resolves_in_highs_and_scip(fmt, player, value, tmp_path):
+    path = tmp_path / f"leduc_p{player}.{fmt}"
+    res = run_cli("export", "leduc", "--player", str(player), "--format", fmt, "-o", str(path))
+    assert res.returncode == 0, res.stderr
+    assert highs_optimum(path) == pytest.approx(value, abs=1e-8)
+    assert scip_optimum(path) == pytest.approx(value, abs=1e-8)
+
+
+def test_exported_names_follow_the_math(tmp_path):
+    path = tmp_path / "kuhn.lp"
+    assert run_cli("export", "kuhn", "-o", str(path)).returncode == 0
+    text = path.read_text()
+    for name in ("r_0", "v_0", "realization_0", "best_response_12"):
+        assert name in text
+
+
+def test_solve_json_keys_and_values():
+    res = run_cli("solve", "leduc", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    for key in ("value", "exploitability", "backend", "rows", "columns", "nonzeros", "seconds"):
+        assert key in out
+    assert out["value"] == pytest.approx(LEDUC_VALUE, abs=1e-8)
+    assert out["exploitability"] <= 1e-7
+    assert (out["rows"], out["columns"]) == (1 + 468 + 1093, 1093 + 1 + 468)
+
+
+def test_solve_prints_value_and_exploitability_and_writes_strategy(tmp_path):
+    csv = tmp_path / "s.csv"
+    res = run_cli("solve", "kuhn", "--strategy-out", str(csv))
+    assert res.returncode == 0, res.stderr
+    assert "-0.055555555556" in res.stdout and "exploitability" in res.stdout
+    import pandas as pd
+
+    table = pd.read_csv(csv)
+    assert set(table.columns) >= {"player", "infoset", "action", "probability"}
+    assert len(table) == 2 * 12
+    sums = table.groupby(["player", "infoset"]).probability.sum()
+    assert sums.to_numpy() == pytest.approx(1.0)
+
+
+def test_info_counts_json():
+    out = json.loads(run_cli("info", "kuhn", "--json").stdout)
+    assert (out["nodes"], out["infosets"], out["sequences"]) == (58, [6, 6], [13, 13])
+    assert out["terminal"] + out["chance"] + out["decision"] == 58
+
+
+BAD_EFG = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n'
+FORGETFUL = """EFG 2 R "forgetful" { "A" "B" }
+""
+p "" 1 1 "first" { "l" "r" } 0
+p "" 1 2 "second" { "x" "y" } 0
+t "" 1 "o1" { 1, -1 }
+t "" 2 "o2" { 0, 0 }
+p "" 1 2 "second" { "x" "y" } 0
+t "" 3 "o3" { 0, 0 }
+t "" 4 "o4" { 1, -1 }
+"""
+BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt "" 1 "o" { 1, -1 }\nt "" 2 "o2" { -1, 1 }\n'
+
+
+@pytest.mark.parametrize(
+    "content, args, words",
+    [
+        (BAD_EFG, ["solve"], "line 5"),
+        (FORGETFUL, ["solve"], "imperfect recall at player 1 information set 2 'second'"),
+        (BAD_PROBS, ["info"], "node 0 'coin'"),
+        (None, ["solve", "no_such_game"], "known: generalized_kuhn, kuhn, leduc, liars_dice"),
+        (None, ["solve", "kuhn", "--backend", "gurobi"], "available here: highs, scip"),
+        (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
+    ],
+)
+def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_path):
+    if content is not None:
+        path = tmp_path / "bad.efg"
+        path.write_text(content)
+        args = [args[0], str(path)]
+    res = run_cli(*args)
+    assert res.returncode != 0
+    assert "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], res.stderr
