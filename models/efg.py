@@ -479,6 +479,16 @@ class ExtensiveGame:
         self.own_sequences()  # perfect recall
 
     def own_sequences(self) -> list[np.ndarray]:
+        """Per player, the sequence index reaching each node; computed once and kept.
+
+        See :meth:`_compute_own_sequences`.
+        """
+        cached = getattr(self, "_own_sequences", None)
+        if cached is None:
+            cached = self._own_sequences = self._compute_own_sequences()
+        return cached
+
+    def _compute_own_sequences(self) -> list[np.ndarray]:
         """Per player, the sequence index reaching each node (0 is the empty sequence).
 
         Sequence ``1 + infoset_action_start_local[I] + a`` is action ``a`` at the

@@ -9,6 +9,8 @@ import equilibria
 from equilibria.models.efg_io import parse_efg, write_efg
 from equilibria.models.errors import FileFormatError, GameError
 
+from .efg_samples import IMPERFECT_RECALL
+
 TWO_CARD = """EFG 2 R "two cards" { "Alice" "Bob" }
 "a small game with fractional and decimal chance probabilities"
 
@@ -74,19 +76,6 @@ def test_probabilities_not_summing_to_one_name_the_node():
     text = TWO_CARD.replace("0.6666666666666666666666666667", "0.5")
     with pytest.raises(GameError, match=r"line 4: .*chance probabilities at node 0 'deal'.* sum to"):
         parse_efg(text, source="bad.efg")
-
-
-IMPERFECT_RECALL = """EFG 2 R "forgetful" { "A" "B" }
-""
-
-p "" 1 1 "first" { "l" "r" } 0
-p "" 1 2 "second" { "x" "y" } 0
-t "" 1 "o1" { 1, -1 }
-t "" 2 "o2" { 0, 0 }
-p "" 1 2 "second" { "x" "y" } 0
-t "" 3 "o3" { 0, 0 }
-t "" 4 "o4" { 1, -1 }
-"""
 
 
 def test_imperfect_recall_names_the_information_set():

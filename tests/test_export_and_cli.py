@@ -9,6 +9,8 @@ import pytest
 
 import equilibria
 
+from .efg_samples import IMPERFECT_RECALL
+
 LEDUC_VALUE = -0.085606424078
 
 
@@ -86,16 +88,6 @@ def test_info_counts_json():
 
 
 BAD_EFG = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n'
-FORGETFUL = """EFG 2 R "forgetful" { "A" "B" }
-""
-p "" 1 1 "first" { "l" "r" } 0
-p "" 1 2 "second" { "x" "y" } 0
-t "" 1 "o1" { 1, -1 }
-t "" 2 "o2" { 0, 0 }
-p "" 1 2 "second" { "x" "y" } 0
-t "" 3 "o3" { 0, 0 }
-t "" 4 "o4" { 1, -1 }
-"""
 BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt "" 1 "o" { 1, -1 }\nt "" 2 "o2" { -1, 1 }\n'
 
 
@@ -103,7 +95,7 @@ BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt
     "content, args, words",
     [
         (BAD_EFG, ["solve"], "line 5"),
-        (FORGETFUL, ["solve"], "imperfect recall at player 1 information set 2 'second'"),
+        (IMPERFECT_RECALL, ["solve"], "imperfect recall at player 1 information set 2 'second'"),
         (BAD_PROBS, ["info"], "node 0 'coin'"),
         (None, ["solve", "no_such_game"], "known: generalized_kuhn, kuhn, leduc, liars_dice"),
         (None, ["solve", "kuhn", "--backend", "gurobi"], "available here: highs, scip"),
