@@ -96,8 +96,6 @@ def solve_game(
     2's own LP when the backend returns no duals or ``both_lps`` is set. Raises
     SolverError when the backend returns no primal solution.
     """
-    if game.num_players != 2:
-        raise SolverError(f"the sequence-form LP needs two players, this game has {game.num_players}")
     times = dict(seconds or {})
     t0 = time.perf_counter()
     sf = SequenceForm(game)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..models.errors import GameError
 from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
 
@@ -27,7 +28,15 @@ from .linear_program import Block, LinearProgram
 def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     """Build player ``player``'s (0-based) sequence-form LP in sparse standard form."""
     if sf.num_players != 2:
-        raise ValueError("the sequence-form LP is for two-player games")
+        raise GameError(f"the sequence-form LP is for two-player games; this one has {sf.num_players} players")
+    sums = sf.terminal_payoffs.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums) > 1e-9 * np.maximum(1.0, np.abs(sf.terminal_payoffs).max(axis=1)))
+    if off.shape[0]:
+        node = int(sf.terminal_nodes[off[0]])
+        raise GameError(
+            f"the sequence-form LP needs a zero-sum game, but the payoffs at "
+            f"{sf.game.describe_node(node)} sum to {float(sums[off[0]])!r}"
+        )
     p, o = player, 1 - player
     Ep = sf.players[p].constraint_matrix
     Eo = sf.players[o].constraint_matrix

@@ -83,9 +83,6 @@ def cmd_export(args) -> int:
     from ..solvers import write_problem
 
     game, _ = _load(args.game)
-    if game.num_players != 2:
-        raise EquilibriaError("export writes the two-player sequence-form LP; this game has "
-                              f"{game.num_players} players")
     lp = sequence_form_lp(SequenceForm(game), args.player - 1)
     write_problem(lp, args.output, args.format)
     print(f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros")

@@ -88,6 +88,7 @@ def test_info_counts_json():
 
 
 BAD_EFG = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n'
+GENERAL_SUM = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\np "" 2 1 "j" { "c" "d" } 0\nt "" 1 "o1" { 1, 2 }\nt "" 2 "o2" { 0, 0 }\nt "" 3 "o3" { 1, -1 }\n'
 BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt "" 1 "o" { 1, -1 }\nt "" 2 "o2" { -1, 1 }\n'
 
 
@@ -100,6 +101,7 @@ BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt
         (None, ["solve", "no_such_game"], "known: generalized_kuhn, kuhn, leduc, liars_dice"),
         (None, ["solve", "kuhn", "--backend", "gurobi"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
+        (GENERAL_SUM, ["solve"], "needs a zero-sum game, but the payoffs at node 3 (path: a/c) sum to 3.0"),
     ],
 )
 def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_path):
