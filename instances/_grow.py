@@ -131,17 +131,12 @@ def grow(
         action_labels = None
     payoffs = np.concatenate(payoff_blocks)
     chance_prob = np.concatenate(probs)
-    # uniform chance moves are kept exactly as 1/den for .efg files
-    den = np.rint(1.0 / chance_prob).astype(np.int64)
-    exact = np.abs(1.0 / den - chance_prob) <= 1e-15
-    fraction = (np.ones_like(den), np.where(exact, den, 0))
     return ExtensiveGame.from_arrays(
         parent=parent,
         player=player,
         infoset=infoset,
         action=np.concatenate(actions),
         chance_prob=chance_prob,
-        chance_fraction=fraction,
         payoffs=payoffs,
         infoset_player=infoset_player,
         infoset_num_actions=infoset_num_actions,

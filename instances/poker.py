@@ -133,6 +133,7 @@ def poker_game(
         else:
             child_tpl[i, : len(ch)] = ch
     num_actions = np.array([len(c) if k >= 0 else 0 for c, k in zip(t.children, t.kind)])
+    max_actions = int(num_actions.max())
     contrib = np.array(t.contrib, dtype=float)
     folder = np.array(t.folder)
     n_slots = 2 + rounds - 1
@@ -154,10 +155,12 @@ def poker_game(
         cards = state["cards"]
         k = tpl.shape[0]
         kd = kind[tpl]
-        moves = np.zeros((k, width), dtype=bool)
-        dec = kd >= 0
-        moves[dec] = np.arange(width)[None, :] < num_actions[tpl[dec], None]
         ch = kd == CHANCE
+        # a level without deals needs columns for betting actions only
+        level_width = width if np.any(ch) else max_actions
+        moves = np.zeros((k, level_width), dtype=bool)
+        dec = kd >= 0
+        moves[dec] = np.arange(level_width)[None, :] < num_actions[tpl[dec], None]
         if np.any(ch):
             used = np.zeros((int(ch.sum()), deck + 1), dtype=bool)
             rows_ch = np.flatnonzero(ch)

@@ -61,6 +61,17 @@ def segment_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class PathSummary:
+    """Per terminal: its node, each player's own sequence leading to it and its chance
+    reach probability; per information set: the owner's sequence leading to it."""
+
+    terminal_nodes: np.ndarray
+    terminal_sequences: np.ndarray
+    terminal_chance: np.ndarray
+    infoset_parent_sequence: np.ndarray
+
+
+@dataclass(frozen=True)
 class GameCounts:
     """Node and information-set counts, as printed by ``equilibria info``."""
 
@@ -100,7 +111,6 @@ class ExtensiveGame:
         node_labels: np.ndarray | None = None,
         chance_labels: np.ndarray | None = None,
         outcome_labels: np.ndarray | None = None,
-        chance_fraction: tuple[np.ndarray, np.ndarray] | None = None,
         chance_text: np.ndarray | None = None,
         title: str = "",
         validate: bool = True,
@@ -108,11 +118,11 @@ class ExtensiveGame:
         """Wrap arrays that are already in breadth-first order; prefer :meth:`from_arrays`."""
         self.parent = np.asarray(parent, dtype=np.int64)
         n = self.parent.shape[0]
-        self.player = np.asarray(player, dtype=np.int32)
-        self.infoset = np.asarray(infoset, dtype=np.int64)
+        self.player = np.asarray(player, dtype=np.int8)
+        self.infoset = np.asarray(infoset, dtype=np.int32)
         self.action = np.asarray(action, dtype=np.int32)
         self.chance_prob = np.asarray(chance_prob, dtype=np.float64)
-        self.outcome = np.asarray(outcome, dtype=np.int64)
+        self.outcome = np.asarray(outcome, dtype=np.int32)
         self.outcome_payoffs = np.asarray(outcome_payoffs, dtype=np.float64).reshape(
             -1, len(player_names)
         )
@@ -128,9 +138,8 @@ class ExtensiveGame:
         self.node_labels = node_labels
         self.chance_labels = chance_labels
         self.outcome_labels = outcome_labels
-        # exact chance probabilities: integer numerator/denominator arrays (denominator 0
-        # where unknown), or the probability text of a file, kept verbatim
-        self.chance_fraction = chance_fraction
+        # the probability text of a file, kept verbatim for exact round trips ('' where
+        # absent; the writer then uses the simplest fraction equal to the float)
         self.chance_text = chance_text
         for name in ("player", "infoset", "action", "chance_prob", "outcome"):
             if getattr(self, name).shape != (n,):
@@ -160,7 +169,6 @@ class ExtensiveGame:
         node_labels=None,
         chance_labels=None,
         outcome_labels=None,
-        chance_fraction=None,
         chance_text=None,
         title: str = "",
         validate: bool = True,
@@ -182,24 +190,27 @@ class ExtensiveGame:
             outcome[terminal_ids] = np.arange(terminal_ids.shape[0])
             outcome_payoffs = payoffs[terminal_ids]
         order = cls._breadth_first_order(parent, action)
+        identity = order is None
 
         def take(a):
-            return None if a is None else np.asarray(a)[order]
+            if a is None or identity:
+                return a
+            return np.asarray(a)[order]
 
-        new_index = np.empty(n, dtype=np.int64)
-        new_index[order] = np.arange(n, dtype=np.int64)
-        new_parent = parent[order]
-        new_parent = np.where(new_parent >= 0, new_index[np.maximum(new_parent, 0)], -1)
-        fraction = None
-        if chance_fraction is not None:
-            fraction = (np.asarray(chance_fraction[0])[order], np.asarray(chance_fraction[1])[order])
+        if identity:
+            new_parent = parent
+        else:
+            new_index = np.empty(n, dtype=np.int64)
+            new_index[order] = np.arange(n, dtype=np.int64)
+            new_parent = parent[order]
+            new_parent = np.where(new_parent >= 0, new_index[np.maximum(new_parent, 0)], -1)
         return cls(
             parent=new_parent,
-            player=player[order],
-            infoset=np.asarray(infoset)[order],
-            action=action[order],
-            chance_prob=np.asarray(chance_prob)[order],
-            outcome=np.asarray(outcome)[order],
+            player=take(player),
+            infoset=take(infoset),
+            action=take(action),
+            chance_prob=take(chance_prob),
+            outcome=take(outcome),
             outcome_payoffs=outcome_payoffs,
             infoset_player=infoset_player,
             infoset_num_actions=infoset_num_actions,
@@ -209,15 +220,15 @@ class ExtensiveGame:
             node_labels=take(node_labels),
             chance_labels=take(chance_labels),
             outcome_labels=outcome_labels,
-            chance_fraction=fraction,
             chance_text=take(chance_text),
             title=title,
             validate=validate,
         )
 
     @staticmethod
-    def _breadth_first_order(parent: np.ndarray, action: np.ndarray) -> np.ndarray:
-        """Old node indices listed breadth-first, children by action; checks tree shape."""
+    def _breadth_first_order(parent: np.ndarray, action: np.ndarray) -> np.ndarray | None:
+        """Old node indices listed breadth-first, children by action (None when the
+        arrays are already in that order); checks the tree shape."""
         n = parent.shape[0]
         roots = np.flatnonzero(parent < 0)
         if roots.shape[0] != 1:
@@ -232,9 +243,9 @@ class ExtensiveGame:
             if np.all(p[1:] >= p[:-1]) and np.all(p < np.arange(1, n)):
                 ranks = _group_ranks(p)
                 if np.array_equal(ranks, action[1:]):
-                    return np.arange(n, dtype=np.int64)
+                    return None
         elif n == 1:
-            return np.arange(1, dtype=np.int64)
+            return None
         by_parent = nonroot[np.lexsort((action[nonroot], parent[nonroot]))]
         counts = np.bincount(parent[nonroot], minlength=n)
         start = np.concatenate([[0], np.cumsum(counts)])[:-1]
@@ -476,52 +487,67 @@ class ExtensiveGame:
         bad = np.flatnonzero((self.outcome >= self.outcome_payoffs.shape[0]))
         if bad.shape[0]:
             raise GameError(f"{self.describe_node(int(bad[0]))} refers to a missing outcome")
-        self.own_sequences()  # perfect recall
+        self.path_summary()  # perfect recall
 
-    def own_sequences(self) -> list[np.ndarray]:
-        """Per player, the sequence index reaching each node; computed once and kept.
+    def path_summary(self) -> "PathSummary":
+        """What the paths from the root determine, computed once (see :class:`PathSummary`).
 
-        See :meth:`_compute_own_sequences`.
+        Raises GameError at the first information set whose nodes are reached by
+        different own histories (imperfect recall).
         """
-        cached = getattr(self, "_own_sequences", None)
+        cached = getattr(self, "_path_summary", None)
         if cached is None:
-            cached = self._own_sequences = self._compute_own_sequences()
+            cached = self._path_summary = self._top_down()
         return cached
 
-    def _compute_own_sequences(self) -> list[np.ndarray]:
-        """Per player, the sequence index reaching each node (0 is the empty sequence).
-
-        Sequence ``1 + infoset_action_start_local[I] + a`` is action ``a`` at the
-        player's ``I``-th information set. Raises GameError at the first information set
-        whose nodes are reached by different own sequences (imperfect recall).
-        """
+    def _top_down(self) -> "PathSummary":
+        # One sweep over depth levels keeping only the previous level's arrays, so the
+        # memory beyond the game is proportional to the widest level.
         P = self.num_players
-        local_index, local_start = self.local_infoset_numbering()
-        seq_of_infoset_action = np.zeros(self.num_infosets, dtype=np.int64)
-        seq_of_infoset_action[:] = 1 + local_start[np.arange(self.num_infosets)]
-        out = []
-        for p in range(P):
-            seq = np.zeros(self.num_nodes, dtype=np.int64)
-            for start, stop in list(self.levels())[1:]:
+        _, local_start = self.local_infoset_numbering()
+        seq_of_infoset_action = 1 + local_start
+        terminal_nodes = np.flatnonzero(self.player == TERMINAL)
+        T = terminal_nodes.shape[0]
+        term_seq = np.zeros((T, P), dtype=np.int64)
+        term_chance = np.zeros(T)
+        parent_seq = np.full(self.num_infosets, -1, dtype=np.int64)
+        done = 0
+        prev_seq = np.zeros((1, P), dtype=np.int64)
+        prev_reach = np.ones(1)
+        prev_start = 0
+        for start, stop in self.levels():
+            if start == 0:
+                seq, reach = prev_seq, prev_reach
+            else:
                 par = self.parent[start:stop]
-                mine = self.player[par] == p
-                inherited = seq[par]
-                own = seq_of_infoset_action[self.infoset[par]] + self.action[start:stop]
-                seq[start:stop] = np.where(mine, own, inherited)
-            # perfect recall: one own sequence per information set
-            nodes = np.flatnonzero(self.player == p)
-            ks = self.infoset[nodes]
-            first = np.full(self.num_infosets, -1, dtype=np.int64)
-            first[ks] = seq[nodes]
-            clash = np.flatnonzero(first[ks] != seq[nodes])
-            if clash.shape[0]:
-                node = int(nodes[clash[0]])
-                raise GameError(
-                    f"imperfect recall at {self.infoset_label(int(self.infoset[node]))}: "
-                    f"its nodes are reached by different own histories (e.g. {self.describe_node(node)})"
+                local = par - prev_start
+                seq = prev_seq[local]
+                reach = prev_reach[local] * self.chance_prob[start:stop]
+                par_player = self.player[par]
+                decided = np.flatnonzero(par_player >= 0)
+                seq[decided, par_player[decided]] = (
+                    seq_of_infoset_action[self.infoset[par[decided]]] + self.action[start + decided]
                 )
-            out.append(seq)
-        return out
+            kinds = self.player[start:stop]
+            dec = np.flatnonzero(kinds >= 0)
+            if dec.shape[0]:
+                ks = self.infoset[start + dec]
+                own = seq[dec, kinds[dec]]
+                unset = parent_seq[ks] < 0
+                parent_seq[ks[unset]] = own[unset]
+                clash = np.flatnonzero(parent_seq[ks] != own)
+                if clash.shape[0]:
+                    node = start + int(dec[clash[0]])
+                    raise GameError(
+                        f"imperfect recall at {self.infoset_label(int(self.infoset[node]))}: "
+                        f"its nodes are reached by different own histories (e.g. {self.describe_node(node)})"
+                    )
+            term = np.flatnonzero(kinds == TERMINAL)
+            term_seq[done : done + term.shape[0]] = seq[term]
+            term_chance[done : done + term.shape[0]] = reach[term]
+            done += term.shape[0]
+            prev_seq, prev_reach, prev_start = seq, reach, start
+        return PathSummary(terminal_nodes, term_seq, term_chance, parent_seq)
 
     def local_infoset_numbering(self) -> tuple[np.ndarray, np.ndarray]:
         """Per global information set: its index among its player's information sets,
@@ -649,12 +675,7 @@ class GameBuilder:
         outcome = np.full(n, -1, dtype=np.int64)
         outcome[terms] = np.arange(len(terms))
         payoffs = np.array([self._payoff[i] for i in terms], dtype=float).reshape(len(terms), len(self.players))
-        exact = [isinstance(p, Fraction) for p in self._prob]
-        fraction = None
-        if all(exact[i] for i in range(n) if self._parent[i] >= 0 and self._kind[self._parent[i]] == CHANCE):
-            num = np.array([p.numerator if isinstance(p, Fraction) else 1 for p in self._prob], dtype=np.int64)
-            den = np.array([p.denominator if isinstance(p, Fraction) else 1 for p in self._prob], dtype=np.int64)
-            fraction = (num, den)
+        text = np.array([str(p) if isinstance(p, Fraction) else "" for p in self._prob], dtype=str)
         actions = [a for acts in self._infoset_actions for a in acts]
         return ExtensiveGame.from_arrays(
             parent=np.array(self._parent),
@@ -672,6 +693,6 @@ class GameBuilder:
             node_labels=np.array(self._label, dtype=str),
             chance_labels=np.array(self._chance_label, dtype=str),
             outcome_labels=np.array([self._outcome_label[i] for i in terms], dtype=str),
-            chance_fraction=fraction,
+            chance_text=text,
             title=self.title,
         )

@@ -270,13 +270,6 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     inf = np.array(infoset, dtype=np.int64)
     inf = np.where(kind_arr >= 0, renumber[inf], -1)
     actions_flat = [a for k in decision_infosets for a in infoset_actions[k]]
-    fits = all(abs(f.numerator) < 2**62 and f.denominator < 2**62 for f in prob_exact)
-    fraction = None
-    if fits:
-        fraction = (
-            np.array([f.numerator for f in prob_exact], dtype=np.int64),
-            np.array([f.denominator for f in prob_exact], dtype=np.int64),
-        )
     try:
         game = ExtensiveGame.from_arrays(
             parent=np.array(parent, dtype=np.int64),
@@ -294,7 +287,6 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             node_labels=np.array(node_label, dtype=str),
             chance_labels=np.array(chance_label, dtype=str),
             outcome_labels=np.array(outcome_names, dtype=str),
-            chance_fraction=fraction,
             chance_text=np.array(prob_text, dtype=str),
             title=title,
         )
@@ -305,6 +297,8 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         if m:
             # node numbers in messages are breadth-first; map back to file order
             order = ExtensiveGame._breadth_first_order(np.array(parent), np.array(action))
+            if order is None:
+                order = np.arange(len(parent))
             idx = int(m.group(1))
             if idx < len(order):
                 where = f", line {node_line[int(order[idx])]}"
@@ -330,6 +324,14 @@ def _format_fraction(num: int, den: int) -> str:
         text = format(Decimal(num) / Decimal(den), "f")
         return text
     return f"{num}/{den}"
+
+
+def _simplest_text(x: float) -> str:
+    """The shortest fraction or decimal whose float is exactly ``x`` (1/3 for 1/3.0)."""
+    f = Fraction(x).limit_denominator(10**9)
+    if float(f) == x:
+        return _format_fraction(f.numerator, f.denominator)
+    return repr(x)
 
 
 def _format_payoff(x: float) -> str:
@@ -381,7 +383,6 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     seen_infoset = np.zeros(game.num_infosets, dtype=bool)
     outcome_seen: dict[int, int] = {}
     out_labels = game.outcome_labels
-    fraction = game.chance_fraction
     text = game.chance_text
     chance_number = 0
     for node in preorder(game):
@@ -416,10 +417,8 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
             for c in kids:
                 if text is not None and str(text[c]):
                     p = str(text[c])
-                elif fraction is not None and fraction[1][c] > 0:
-                    p = _format_fraction(int(fraction[0][c]), int(fraction[1][c]))
                 else:
-                    p = repr(float(game.chance_prob[c]))
+                    p = _simplest_text(float(game.chance_prob[c]))
                 parts.append(f"{_quote(game.edge_label(c))} {p}")
             lines.append(f"c {label} {chance_number} {_quote(f'c{chance_number}')} {{ {' '.join(parts)} }} {otext}")
         else:

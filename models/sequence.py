@@ -67,24 +67,21 @@ class SequenceForm:
 
     def __init__(self, game: ExtensiveGame):
         self.game = game
-        seqs = game.own_sequences()
-        term = game.terminals
-        self.terminal_nodes = term
-        self.terminal_sequences = np.stack([s[term] for s in seqs], axis=1)
-        self.terminal_chance = game.chance_reach()[term]
+        paths = game.path_summary()
+        self.terminal_nodes = paths.terminal_nodes
+        self.terminal_sequences = paths.terminal_sequences
+        self.terminal_chance = paths.terminal_chance
         self.terminal_payoffs = game.terminal_payoffs()
-        self.players = [self._player_sequences(game, p, seqs[p]) for p in range(game.num_players)]
+        self.players = [
+            self._player_sequences(game, p, paths.infoset_parent_sequence) for p in range(game.num_players)
+        ]
 
     @staticmethod
-    def _player_sequences(game: ExtensiveGame, p: int, seq: np.ndarray) -> PlayerSequences:
+    def _player_sequences(game: ExtensiveGame, p: int, infoset_parent_sequence: np.ndarray) -> PlayerSequences:
         ks = np.flatnonzero(game.infoset_player == p)
         na = game.infoset_num_actions[ks].astype(np.int64)
         first = 1 + np.cumsum(na) - na
-        # the sequence leading to an information set, read off any of its nodes
-        nodes = np.flatnonzero(game.player == p)
-        parent_seq_global = np.zeros(game.num_infosets, dtype=np.int64)
-        parent_seq_global[game.infoset[nodes]] = seq[nodes]
-        parent_seq = parent_seq_global[ks]
+        parent_seq = infoset_parent_sequence[ks]
         n = 1 + int(na.sum())
         seq_infoset = np.full(n, -1, dtype=np.int64)
         seq_infoset[1:] = np.repeat(np.arange(ks.shape[0]), na)
