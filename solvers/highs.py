@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +24,10 @@ _STATUS = {
     highspy.HighsModelStatus.kObjectiveTarget: "objective_target",
 }
 
-METHODS = ("choose", "simplex", "ipm", "ipx", "pdlp")
+#: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
+#: to finish: IPX wins on Leduc-like LPs, simplex on Liar's dice and G_n (benchmarks/).
+METHODS = ("concurrent", "choose", "simplex", "ipm", "ipx", "hipo", "pdlp")
+CONCURRENT = ("simplex", "ipx")
 
 
 def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
@@ -60,24 +64,65 @@ def _new_highs(verbose: bool) -> "highspy.Highs":
     return h
 
 
-def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
-    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: HiGHS chooses)."""
-    if method is not None and method not in METHODS:
-        raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
-    t0 = time.perf_counter()
-    lp = to_highs_lp(problem)
-    t1 = time.perf_counter()
+def _configured(verbose, method, time_limit, options) -> "highspy.Highs":
     h = _new_highs(verbose)
-    if method is not None:
+    if method not in (None, "concurrent"):
         h.setOptionValue("solver", method)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     for key, value in (options or {}).items():
         if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS rejected option {key}={value!r}")
-    h.passModel(lp)
-    t2 = time.perf_counter()
-    h.run()
+    return h
+
+
+def _race(lp, verbose, time_limit, options) -> tuple["highspy.Highs", str, float]:
+    """Run simplex and IPX side by side; return the first to finish and cancel the other."""
+    solvers = {}
+    for method in CONCURRENT:
+        h = _configured(verbose, method, time_limit, options)
+        h.setOptionValue("threads", 1)
+        h.HandleUserInterrupt = True
+        h.passModel(lp)
+        solvers[method] = h
+    transfer_done = time.perf_counter()
+    finished = []
+    done = threading.Event()
+
+    def run(method):
+        solvers[method].run()
+        finished.append(method)
+        done.set()
+
+    threads = [threading.Thread(target=run, args=(m,), daemon=True) for m in CONCURRENT]
+    for t in threads:
+        t.start()
+    done.wait()
+    winner = finished[0]
+    for method, h in solvers.items():
+        if method != winner:
+            h.cancelSolve()
+    for t in threads:
+        t.join()
+    return solvers[winner], winner, transfer_done
+
+
+def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
+    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent``)."""
+    if method is not None and method not in METHODS:
+        raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    lp = to_highs_lp(problem)
+    t1 = time.perf_counter()
+    if method in (None, "concurrent") and problem.integrality is None:
+        h, winner, t2 = _race(lp, verbose, time_limit, options)
+        used = f"concurrent:{winner}"
+    else:
+        h = _configured(verbose, method, time_limit, options)
+        h.passModel(lp)
+        used = method or "choose"
+        t2 = time.perf_counter()
+        h.run()
     t3 = time.perf_counter()
     model_status = h.getModelStatus()
     status = _STATUS.get(model_status, "unknown")
@@ -87,42 +132,16 @@ def solve_highs(problem, method=None, time_limit=None, verbose=False, options=No
     x = np.asarray(sol.col_value) if has_primal else None
     duals = np.asarray(sol.row_dual) if sol.dual_valid else None
     objective = float(info.objective_function_value) if has_primal else None
-    dual_objective = None
-    if duals is not None and x is not None:
-        dual_objective = _dual_objective(problem, x, duals, np.asarray(sol.col_dual))
     return Solution(
         status=status,
         objective=objective,
         x=x,
         row_duals=duals,
         backend="highs",
-        method=method or "choose",
+        method=used,
         seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
-        dual_objective=dual_objective,
         message=h.modelStatusToString(model_status),
     )
-
-
-def _dual_objective(problem, x, row_dual, col_dual) -> float | None:
-    """b^T y + bounds^T z, each dual multiplying the bound nearest the primal activity.
-
-    With stationarity c = A^T y + z this equals c^T x at an optimum, and measures the
-    duality gap before one.
-    """
-    activity = problem.A @ x
-
-    def active(value, lower, upper):
-        lo_gap = np.where(np.isfinite(lower), np.abs(value - lower), np.inf)
-        hi_gap = np.where(np.isfinite(upper), np.abs(value - upper), np.inf)
-        return np.where(lo_gap <= hi_gap, lower, upper)
-
-    rows = active(activity, problem.row_lower, problem.row_upper)
-    cols = active(x, problem.col_lower, problem.col_upper)
-    rows = np.where(row_dual != 0, rows, 0.0)
-    cols = np.where(col_dual != 0, cols, 0.0)
-    terms = np.concatenate([row_dual * rows, col_dual * cols])
-    total = float(terms.sum())
-    return total if np.isfinite(total) else None
 
 
 def write_with_highs(problem, path, file_format: str | None = None) -> None:

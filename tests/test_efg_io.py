@@ -10,6 +10,7 @@ from equilibria.models.efg_io import parse_efg, write_efg
 from equilibria.models.errors import FileFormatError, GameError
 
 from .efg_samples import IMPERFECT_RECALL
+from .gambit_compat import equilibrium, first_payoff
 
 TWO_CARD = """EFG 2 R "two cards" { "Alice" "Bob" }
 "a small game with fractional and decimal chance probabilities"
@@ -125,8 +126,7 @@ gbt = pytest.importorskip("pygambit")
 
 def gambit_value(path_or_text: str | Path) -> float:
     game = gbt.read_efg(str(path_or_text))
-    eq = gbt.nash.lp_solve(game, rational=False).equilibrium
-    return float(list(eq.payoffs)[0][1])  # (player label, payoff) pairs in player order
+    return first_payoff(equilibrium(gbt.nash.lp_solve(game, rational=False)), game)
 
 
 @pytest.mark.parametrize("spec", ["kuhn", "generalized_kuhn:cards=8", "liars_dice:sides=2"])

@@ -13,22 +13,10 @@ from hypothesis import strategies as st
 import equilibria
 from equilibria.models.efg_io import write_efg
 
+from .gambit_compat import equilibrium, first_payoff, is_behavior_profile
 from .random_games import random_game
 
 gbt = pytest.importorskip("pygambit")
-
-
-def is_behavior_profile(eq) -> bool:
-    """Every information set's action probabilities sum to one."""
-    for player_behavior in eq:
-        for _infoset, mixed_action in (list(item) for item in player_behavior):
-            if abs(sum(float(p) for p in dict(mixed_action).values()) - 1.0) > 1e-9:
-                return False
-    return True
-
-
-def first_payoff(eq) -> float:
-    return float(list(eq.payoffs)[0][1])
 
 
 def assert_value_matches_gambit(game, tmp_path):
@@ -36,11 +24,11 @@ def assert_value_matches_gambit(game, tmp_path):
     path = tmp_path / "game.efg"
     write_efg(game, path)
     gg = gbt.read_efg(str(path))
-    theirs = gbt.nash.lp_solve(gg, rational=False).equilibrium
-    if not is_behavior_profile(theirs):
-        theirs = gbt.nash.lcp_solve(gg, rational=True).equilibrium
+    theirs = equilibrium(gbt.nash.lp_solve(gg, rational=False))
+    if not is_behavior_profile(theirs, gg):
+        theirs = equilibrium(gbt.nash.lcp_solve(gg, rational=True))
     ours = equilibria.solve_game(game)
-    assert ours.value == pytest.approx(first_payoff(theirs), abs=1e-6)
+    assert ours.value == pytest.approx(first_payoff(theirs, gg), abs=1e-6)
     assert ours.exploitability <= 1e-7
 
 
@@ -60,13 +48,13 @@ def test_gambit_lp_defect_is_caught_and_lcp_agrees(tmp_path):
     path = tmp_path / "g.efg"
     write_efg(game, path)
     gg = gbt.read_efg(str(path))
-    lp = gbt.nash.lp_solve(gg, rational=False).equilibrium
-    strategic = gbt.nash.lp_solve(gg, rational=True, use_strategic=True).equilibrium
+    lp = equilibrium(gbt.nash.lp_solve(gg, rational=False))
+    strategic = equilibrium(gbt.nash.lp_solve(gg, rational=True, use_strategic=True))
     ours = equilibria.solve_game(game)
-    assert ours.value == pytest.approx(float(first_payoff(strategic)), abs=1e-12)
+    assert ours.value == pytest.approx(first_payoff(strategic, gg), abs=1e-12)
     assert ours.value == pytest.approx(-17 / 21, abs=1e-12)
-    if is_behavior_profile(lp):  # a fixed Gambit must then agree
-        assert first_payoff(lp) == pytest.approx(ours.value, abs=1e-6)
+    if is_behavior_profile(lp, gg):  # a fixed Gambit must then agree
+        assert first_payoff(lp, gg) == pytest.approx(ours.value, abs=1e-6)
 
 
 def test_random_games_have_shared_information_sets():
@@ -81,6 +69,7 @@ def test_random_games_have_shared_information_sets():
 def test_profile_check_accepts_gambit_kuhn_equilibrium(tmp_path):
     path = tmp_path / "kuhn.efg"
     write_efg(equilibria.load("kuhn"), path)
-    eq = gbt.nash.lp_solve(gbt.read_efg(str(path)), rational=False).equilibrium
-    assert is_behavior_profile(eq)
-    assert first_payoff(eq) == pytest.approx(-1 / 18, abs=1e-12)
+    gg = gbt.read_efg(str(path))
+    eq = equilibrium(gbt.nash.lp_solve(gg, rational=False))
+    assert is_behavior_profile(eq, gg)
+    assert first_payoff(eq, gg) == pytest.approx(-1 / 18, abs=1e-12)

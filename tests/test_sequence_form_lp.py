@@ -80,7 +80,7 @@ def test_other_backends_agree(backend, leduc_solution):
     assert sol.exploitability <= 1e-7
 
 
-@pytest.mark.parametrize("method", ["simplex", "ipm", "pdlp"])
+@pytest.mark.parametrize("method", ["concurrent", "simplex", "ipx", "ipm", "pdlp"])
 def test_highs_methods(method):
     sol = equilibria.solve_game(equilibria.load("kuhn"), method=method)
     assert sol.value == pytest.approx(-1 / 18, abs=1e-6)

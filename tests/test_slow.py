@@ -7,7 +7,8 @@ import equilibria
 from equilibria.models.efg_io import write_efg
 
 from .random_games import random_game
-from .test_random_games_vs_gambit import assert_value_matches_gambit, first_payoff, gbt
+from .gambit_compat import equilibrium, first_payoff
+from .test_random_games_vs_gambit import assert_value_matches_gambit, gbt
 
 pytestmark = pytest.mark.slow
 
@@ -33,5 +34,6 @@ def test_gambit_value_on_generalized_kuhn_20(tmp_path):
     path = tmp_path / "g20.efg"
     game = equilibria.load("generalized_kuhn:cards=20")
     write_efg(game, path)
-    eq = gbt.nash.lp_solve(gbt.read_efg(str(path)), rational=False).equilibrium
-    assert equilibria.solve_game(game).value == pytest.approx(first_payoff(eq), abs=1e-9)
+    gg = gbt.read_efg(str(path))
+    eq = equilibrium(gbt.nash.lp_solve(gg, rational=False))
+    assert equilibria.solve_game(game).value == pytest.approx(first_payoff(eq, gg), abs=1e-9)

@@ -1,0 +1,156 @@
+"""Run one tool on one game and print one JSON line of timings (seconds) and peak memory.
+
+    python benchmarks/worker.py equilibria leduc:ranks=8 [--method ipm]
+    python benchmarks/worker.py openspiel leduc:ranks=8
+    python benchmarks/worker.py gambit path/to/game.efg
+
+Every tool runs the same pipeline: build the game, build the LP, solve, certify the
+returned strategies with the tool's own exact best response. Run by ``run.py`` in a fresh
+process per game and tool.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_equilibria(spec: str, method: str | None) -> dict:
+    import equilibria
+    from equilibria.formulations import opponent_realization_plan, realization_plan, sequence_form_lp
+    from equilibria.models.best_response import exploitability
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.models.strategy import behavior_from_realization
+    from equilibria.solvers import solve
+
+    t0 = time.perf_counter()
+    game = equilibria.load(spec)
+    t1 = time.perf_counter()
+    sf = SequenceForm(game)
+    lp = sequence_form_lp(sf, 0)
+    t2 = time.perf_counter()
+    sol = solve(lp, "highs", method=method)
+    t3 = time.perf_counter()
+    plans = [realization_plan(lp, sol.x), opponent_realization_plan(lp, sol.row_duals)]
+    cert = exploitability(sf, [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)])
+    t4 = time.perf_counter()
+    return {
+        "nodes": game.num_nodes,
+        "value": sol.objective,
+        "exploitability": cert.exploitability,
+        "status": sol.status,
+        "seconds_game": t1 - t0,
+        # the backend's own array preparation belongs to building the LP
+        "seconds_lp_build": (t2 - t1) + sol.seconds["build"],
+        "seconds_transfer": sol.seconds["transfer"],
+        "seconds_solve": sol.seconds["solve"],
+        "seconds_certify": t4 - t3,
+        "rows": lp.num_rows,
+        "columns": lp.num_cols,
+        "nonzeros": lp.nnz,
+        "method": sol.method,
+        "game_bytes": game.nbytes(),
+    }
+
+
+def openspiel_game(spec: str):
+    import pyspiel
+
+    name, _, params = spec.partition(":")
+    kv = dict(item.split("=") for item in params.split(",") if item)
+    if name == "kuhn":
+        return pyspiel.load_game("kuhn_poker")
+    if name == "leduc":
+        ranks, suits = int(kv.get("ranks", 3)), int(kv.get("suits", 2))
+        if (ranks, suits) == (3, 2):
+            return pyspiel.load_game("leduc_poker")
+        return pyspiel.load_game(
+            "universal_poker",
+            {
+                "betting": "limit", "numPlayers": 2, "numRounds": 2, "blind": "1 1",
+                "raiseSize": "2 4", "firstPlayer": "1 1", "maxRaises": "2 2", "numSuits": suits,
+                "numRanks": ranks, "numHoleCards": 1, "numBoardCards": "0 1",
+            },
+        )
+    if name == "liars_dice":
+        return pyspiel.load_game("liars_dice", {"numdice": int(kv.get("dice", 1)), "dice_sides": int(kv.get("sides", 6))})
+    raise KeyError(f"OpenSpiel has no game for {spec}")
+
+
+def run_openspiel(spec: str) -> dict:
+    import numpy as np
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import exploitability, sequence_form_lp
+
+    t0 = time.perf_counter()
+    game = openspiel_game(spec)
+    t1 = time.perf_counter()
+    v0, _v1, pol0, pol1 = sequence_form_lp.solve_zero_sum_game(game)
+    t2 = time.perf_counter()
+    # each returned policy fills its own player's rows; probabilities at rarely reached
+    # information sets can leave [0, 1], so clip and renormalise before certifying
+    merged = os_policy.TabularPolicy(game)
+    for player, pol in ((0, pol0), (1, pol1)):
+        rows = [merged.state_lookup[key] for key in merged.states_per_player[player]]
+        merged.action_probability_array[rows] = pol.action_probability_array[rows]
+    probs = np.clip(merged.action_probability_array, 0.0, None) * merged.legal_actions_mask
+    sums = probs.sum(axis=1, keepdims=True)
+    uniform = merged.legal_actions_mask / merged.legal_actions_mask.sum(axis=1, keepdims=True)
+    merged.action_probability_array = np.where(sums > 0, probs / np.where(sums > 0, sums, 1), uniform)
+    expl = exploitability.exploitability(game, merged)
+    t3 = time.perf_counter()
+    return {
+        "value": float(v0),
+        "exploitability": float(expl),
+        "status": "optimal",
+        "seconds_game": t1 - t0,
+        "seconds_solve": t2 - t1,  # OpenSpiel builds and solves its LPs in one call
+        "seconds_certify": t3 - t2,
+    }
+
+
+def run_gambit(path: str) -> dict:
+    import pygambit as gbt
+
+    t0 = time.perf_counter()
+    game = gbt.read_efg(path)
+    t1 = time.perf_counter()
+    eq = gbt.nash.lp_solve(game, rational=False).equilibrium
+    t2 = time.perf_counter()
+    regret = float(eq.max_regret())
+    t3 = time.perf_counter()
+    return {
+        "value": float(list(eq.payoffs)[0][1]),
+        "exploitability": regret,
+        "status": "optimal",
+        "seconds_game": t1 - t0,
+        "seconds_solve": t2 - t1,  # pygambit builds and solves its LP in one call
+        "seconds_certify": t3 - t2,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tool", choices=("equilibria", "openspiel", "gambit"))
+    parser.add_argument("game")
+    parser.add_argument("--method", default=None)
+    args = parser.parse_args()
+    if args.tool == "equilibria":
+        out = run_equilibria(args.game, args.method)
+    elif args.tool == "openspiel":
+        out = run_openspiel(args.game)
+    else:
+        out = run_gambit(args.game)
+    out["peak_mb"] = peak_mb()
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
