@@ -17,6 +17,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(VENV)/.installed $@
 
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $(VENV)/.installed $@
+
 demo: $(VENV)/.installed
 	$(BIN)/equilibria info leduc
 	$(BIN)/equilibria solve leduc
@@ -26,6 +30,11 @@ test: $(VENV)/.installed-test
 
 test-slow: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -m slow
+
+# Peers (OpenSpiel, pygambit 16.7) against us on the standard games; writes
+# benchmarks/results.csv and benchmarks/time_vs_size.png. Takes about half an hour.
+bench: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/run.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

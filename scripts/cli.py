@@ -32,6 +32,7 @@ def cmd_solve(args) -> int:
     game, t_game = _load(args.game)
     sol = solve_game(
         game, args.backend, method=args.method, time_limit=args.time_limit,
+        target_exploitability=args.target_exploitability,
         verbose=args.verbose, both_lps=args.both_lps, seconds={"game": t_game},
     )
     if args.strategy_out:
@@ -44,6 +45,11 @@ def cmd_solve(args) -> int:
     print(f"game            {game.title or args.game}")
     print(f"value (player 1) {sol.value:.12f}")
     print(f"exploitability  {sol.exploitability:.3e}  (exact best responses; NashConv {sol.certificate.nash_conv:.3e})")
+    low, high = sol.value_bounds
+    print(f"value bounds    [{low:.12f}, {high:.12f}]  (certified; gap {high - low:.3e})")
+    for a in sol.attempts:
+        expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
+        print(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
     print(f"status          {sol.status} ({sol.backend}, method {sol.method})")
     print(f"LP              {sol.rows} rows, {sol.columns} columns, {sol.nonzeros} nonzeros")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + f"; total {total:.3f}")
@@ -105,8 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
     p.add_argument("game")
     p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
-    p.add_argument("--method", default=None, help="HiGHS algorithm: simplex, ipm or pdlp")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds for the solver")
+    p.add_argument("--method", dest="method", default=None,
+                   help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="seconds for the solver; the best certified strategies so far are returned")
+    p.add_argument("--target-exploitability", type=float, default=None, metavar="EPS",
+                   help="stop as soon as the certified exploitability is at most EPS")
     p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--strategy-out", metavar="FILE.csv", help="write both strategies as CSV")
