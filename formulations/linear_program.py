@@ -36,7 +36,7 @@ class LinearProgram:
 
     name: str
     c: np.ndarray
-    A: sp.csr_matrix
+    A: sp.spmatrix  # any scipy sparse format; builders use CSC, the layout solvers take
     row_lower: np.ndarray
     row_upper: np.ndarray
     col_lower: np.ndarray

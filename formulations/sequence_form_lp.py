@@ -29,8 +29,10 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     """Build player ``player``'s (0-based) sequence-form LP in sparse standard form."""
     if sf.num_players != 2:
         raise GameError(f"the sequence-form LP is for two-player games; this one has {sf.num_players} players")
-    sums = sf.terminal_payoffs.sum(axis=1)
-    off = np.flatnonzero(np.abs(sums) > 1e-9 * np.maximum(1.0, np.abs(sf.terminal_payoffs).max(axis=1)))
+    pay = sf.terminal_payoffs
+    sums = pay[:, 0] + pay[:, 1]
+    scale = max(1.0, float(np.abs(pay[:, 0]).max(initial=0.0)))
+    off = np.flatnonzero(np.abs(sums) > 1e-9 * scale)
     if off.shape[0]:
         node = int(sf.terminal_nodes[off[0]])
         raise GameError(
@@ -43,8 +45,8 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     A = sf.payoff_matrix(p)  # indexed [s_1, s_2]
     Ap = A if p == 0 else A.T  # indexed [s_p, s_o]
     n_r, n_v = Ep.shape[1], Eo.shape[0]
-    mat = sp.bmat([[Ep, None], [Ap.T, -Eo.T]], format="csr")
-    mat.sum_duplicates()
+    # column-wise, the layout HiGHS takes, so no conversion happens on the way in
+    mat = sp.bmat([[Ep.tocsc(), None], [Ap.T.tocsc(), -Eo.T.tocsc()]], format="csc")
     m_real, m_br = Ep.shape[0], Eo.shape[1]
     c = np.zeros(n_r + n_v)
     c[n_r] = 1.0
@@ -55,7 +57,7 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     return LinearProgram(
         name=f"sequence_form_lp_player{p + 1}",
         c=c,
-        A=mat,
+        A=mat,  # CSC
         row_lower=row_lower,
         row_upper=row_upper,
         col_lower=col_lower,

@@ -44,9 +44,9 @@ def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.num_col_ = problem.num_cols
     lp.a_matrix_.num_row_ = problem.num_rows
-    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = A.indices.astype(np.int32)
-    lp.a_matrix_.value_ = A.data.astype(np.float64)
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32, copy=False)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32, copy=False)
+    lp.a_matrix_.value_ = A.data.astype(np.float64, copy=False)
     lp.sense_ = highspy.ObjSense.kMaximize if problem.maximize else highspy.ObjSense.kMinimize
     if problem.integrality is not None and np.any(problem.integrality):
         kinds = np.where(problem.integrality, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous)
@@ -56,6 +56,24 @@ def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
         lp.row_names_ = problem.row_names()
         lp.model_name_ = problem.name
     return lp
+
+
+def _arrays(problem) -> tuple:
+    """The arguments of highspy's array ``passModel``: no element-wise copying in Python."""
+    A = problem.A.tocsc()
+    if problem.integrality is not None and np.any(problem.integrality):
+        integrality = np.where(problem.integrality, 1, 0).astype(np.int32)  # 1: integer
+    else:
+        integrality = np.zeros(problem.num_cols, dtype=np.int32)
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731
+    return (
+        problem.num_cols, problem.num_rows, int(A.nnz), 1,  # 1: column-wise
+        -1 if problem.maximize else 1, 0.0,
+        f64(problem.c), f64(problem.col_lower), f64(problem.col_upper),
+        f64(problem.row_lower), f64(problem.row_upper),
+        i32(A.indptr), i32(A.indices), f64(A.data), integrality,
+    )
 
 
 def _new_highs(verbose: bool) -> "highspy.Highs":
@@ -76,14 +94,14 @@ def _configured(verbose, method, time_limit, options) -> "highspy.Highs":
     return h
 
 
-def _race(lp, verbose, time_limit, options) -> tuple["highspy.Highs", str, float]:
+def _race(arrays, verbose, time_limit, options) -> tuple["highspy.Highs", str, float]:
     """Run simplex and IPX side by side; return the first to finish and cancel the other."""
     solvers = {}
     for method in CONCURRENT:
         h = _configured(verbose, method, time_limit, options)
         h.setOptionValue("threads", 1)
         h.HandleUserInterrupt = True
-        h.passModel(lp)
+        h.passModel(*arrays)
         solvers[method] = h
     transfer_done = time.perf_counter()
     finished = []
@@ -112,14 +130,14 @@ def solve_highs(problem, method=None, time_limit=None, verbose=False, options=No
     if method is not None and method not in METHODS:
         raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
     t0 = time.perf_counter()
-    lp = to_highs_lp(problem)
+    arrays = _arrays(problem)
     t1 = time.perf_counter()
     if method in (None, "concurrent") and problem.integrality is None:
-        h, winner, t2 = _race(lp, verbose, time_limit, options)
+        h, winner, t2 = _race(arrays, verbose, time_limit, options)
         used = f"concurrent:{winner}"
     else:
         h = _configured(verbose, method, time_limit, options)
-        h.passModel(lp)
+        h.passModel(*arrays)
         used = method or "choose"
         t2 = time.perf_counter()
         h.run()
