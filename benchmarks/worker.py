@@ -121,12 +121,15 @@ def run_gambit(path: str) -> dict:
     t0 = time.perf_counter()
     game = gbt.read_efg(path)
     t1 = time.perf_counter()
-    eq = gbt.nash.lp_solve(game, rational=False).equilibrium
+    result = gbt.nash.lp_solve(game, rational=False)
+    # pygambit 16.7 lists equilibria; 17.0 returns one
+    eq = result.equilibria[0] if hasattr(result, "equilibria") else result.equilibrium
     t2 = time.perf_counter()
     regret = float(eq.max_regret())
     t3 = time.perf_counter()
+    value = eq.payoff(list(game.players)[0]) if hasattr(eq, "payoff") else list(eq.payoffs)[0][1]
     return {
-        "value": float(list(eq.payoffs)[0][1]),
+        "value": float(value),
         "exploitability": regret,
         "status": "optimal",
         "seconds_game": t1 - t0,
