@@ -166,6 +166,12 @@ def plot(rows: list[dict], path: Path) -> None:
         )
         if pts:
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="", label=tool)
+    for tool, color in zip(TOOLS, ("C0", "C1", "C2")):
+        failed = [float(r["nodes"]) for r in rows
+                  if r["tool"] == tool and r.get("status") in ("time limit", "memory limit") and r.get("nodes")]
+        if failed:
+            top = ax.get_ylim()[1]
+            ax.scatter(failed, [top] * len(failed), marker="x", color=color, label=f"{tool}: passed a limit")
     ax.set_xlabel("game tree nodes")
     ax.set_ylabel("seconds, end to end (game, LP, solve, certify)")
     ax.set_title("Sequence-form LP: time against tree size")

@@ -125,7 +125,9 @@ def run_gambit(path: str) -> dict:
     # pygambit 16.7 lists equilibria; 17.0 returns one
     eq = result.equilibria[0] if hasattr(result, "equilibria") else result.equilibrium
     t2 = time.perf_counter()
-    regret = float(eq.max_regret())
+    # max_regret() builds the strategic form and exhausts memory from G_50 on; the agent
+    # form's regret (one information set deviating at a time) is Gambit's affordable check
+    regret = float(eq.agent_max_regret())
     t3 = time.perf_counter()
     value = eq.payoff(list(game.players)[0]) if hasattr(eq, "payoff") else list(eq.payoffs)[0][1]
     return {

@@ -90,53 +90,51 @@ class LinearProgram:
         """A Pyomo ``ConcreteModel`` of this program.
 
         One indexed ``Var`` per column block and one indexed ``Constraint`` per row block,
-        named like the blocks; the objective is ``objective``. Rows are created as
-        ``LinearExpression`` objects straight from the CSR arrays.
+        named like the blocks; the objective is ``objective``. Each row becomes one
+        ``LinearExpression`` made straight from the CSR arrays (Pyomo's cheapest way to
+        a constraint); variables are gathered through a numpy object array, so no Python
+        loop runs per nonzero.
         """
         import pyomo.environ as pyo
         from pyomo.core.expr.numeric_expr import LinearExpression
 
         m = pyo.ConcreteModel(name=self.name)
-        var_of_col: list = [None] * self.num_cols
+        columns = np.empty(self.num_cols, dtype=object)
         integral = self.integrality if self.integrality is not None else np.zeros(self.num_cols, bool)
+
+        def bound(x):
+            return None if np.isinf(x) else float(x)
+
         for b in self.col_blocks:
             lo = self.col_lower[b.start : b.stop]
             hi = self.col_upper[b.start : b.stop]
-            bounds = {
-                i: (None if np.isneginf(lo[i]) else float(lo[i]), None if np.isposinf(hi[i]) else float(hi[i]))
-                for i in range(b.size)
-            }
+            if b.size and np.all(lo == lo[0]) and np.all(hi == hi[0]):
+                bounds = (bound(lo[0]), bound(hi[0]))
+            else:
+                pairs = [(bound(a), bound(c)) for a, c in zip(lo, hi)]
+                bounds = lambda _m, i, pairs=pairs: pairs[i]  # noqa: E731
             domain = pyo.Integers if np.any(integral[b.start : b.stop]) else pyo.Reals
-            var = pyo.Var(range(b.size), domain=domain, bounds=lambda _m, i, bd=bounds: bd[i], doc=b.doc)
+            var = pyo.Var(range(b.size), domain=domain, bounds=bounds, doc=b.doc)
             m.add_component(b.name, var)
-            for i in range(b.size):
-                var_of_col[b.start + i] = var[i]
+            columns[b.start : b.stop] = list(var.values())
         A = self.A.tocsr()
-        indptr, indices, data = A.indptr, A.indices, A.data.tolist()
+        indptr, indices, data = A.indptr, A.indices, A.data
         for b in self.row_blocks:
-            con = pyo.Constraint(range(b.size), doc=b.doc)
-            m.add_component(b.name, con)
-            for i in range(b.size):
-                row = b.start + i
-                lo, hi = self.row_lower[row], self.row_upper[row]
-                s, e = indptr[row], indptr[row + 1]
+            lower = [bound(x) for x in self.row_lower[b.start : b.stop]]
+            upper = [bound(x) for x in self.row_upper[b.start : b.stop]]
+
+            def rule(_m, i, b=b, lower=lower, upper=upper):
+                s, e = indptr[b.start + i], indptr[b.start + i + 1]
                 expr = LinearExpression(
-                    constant=0.0,
-                    linear_coefs=data[s:e],
-                    linear_vars=[var_of_col[j] for j in indices[s:e]],
+                    constant=0.0, linear_coefs=data[s:e].tolist(), linear_vars=columns[indices[s:e]].tolist()
                 )
-                lower = None if np.isneginf(lo) else float(lo)
-                upper = None if np.isposinf(hi) else float(hi)
-                if lower is not None and lower == upper:
-                    con[i] = expr == lower
-                else:
-                    con[i] = (lower, expr, upper)
+                if lower[i] is not None and lower[i] == upper[i]:
+                    return expr == lower[i]
+                return (lower[i], expr, upper[i])
+
+            m.add_component(b.name, pyo.Constraint(range(b.size), rule=rule, doc=b.doc))
         nz = np.flatnonzero(self.c)
-        obj = LinearExpression(
-            constant=0.0,
-            linear_coefs=self.c[nz].tolist(),
-            linear_vars=[var_of_col[j] for j in nz],
-        )
+        obj = LinearExpression(constant=0.0, linear_coefs=self.c[nz].tolist(), linear_vars=columns[nz].tolist())
         m.objective = pyo.Objective(expr=obj, sense=pyo.maximize if self.maximize else pyo.minimize, doc=self.objective_doc)
         return m
 

@@ -42,6 +42,9 @@ def solve_scip(problem, time_limit=None, verbose=False, options=None) -> Solutio
         m.setPresolve(pyscipopt.SCIP_PARAMSETTING.OFF)
         m.setHeuristics(pyscipopt.SCIP_PARAMSETTING.OFF)
         m.disablePropagation()
+        # SoPlex's default 1e-6 tolerances leave strategies read from duals ~1e-6 exploitable
+        m.setParam("numerics/feastol", 1e-9)
+        m.setParam("numerics/dualfeastol", 1e-9)
     if time_limit is not None:
         m.setParam("limits/time", float(time_limit))
     for key, value in (options or {}).items():
