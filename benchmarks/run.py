@@ -135,7 +135,8 @@ def print_table(rows: list[dict]) -> str:
             peer = by.get((g, t))
             ok = lambda r: r is not None and r.get("status") in ("optimal", "unknown") and r.get("seconds_total")
             if ok(ours) and ok(peer):
-                cells.append(f"{float(peer['seconds_total']) / float(ours['seconds_total']):.0f}x")
+                ratio = float(peer["seconds_total"]) / float(ours["seconds_total"])
+                cells.append(f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x")
             elif ok(ours) and peer is not None and peer.get("status") in ("time limit", "memory limit", "skipped"):
                 cells.append(f"> {peer.get('status')}")
             else:
@@ -166,11 +167,11 @@ def plot(rows: list[dict], path: Path) -> None:
         )
         if pts:
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="", label=tool)
+    top = ax.get_ylim()[1]  # runs that passed a limit are marked along the top
     for tool, color in zip(TOOLS, ("C0", "C1", "C2")):
         failed = [float(r["nodes"]) for r in rows
                   if r["tool"] == tool and r.get("status") in ("time limit", "memory limit") and r.get("nodes")]
         if failed:
-            top = ax.get_ylim()[1]
             ax.scatter(failed, [top] * len(failed), marker="x", color=color, label=f"{tool}: passed a limit")
     ax.set_xlabel("game tree nodes")
     ax.set_ylabel("seconds, end to end (game, LP, solve, certify)")
@@ -192,7 +193,17 @@ def main(argv=None) -> int:
     parser.add_argument("--method", default=None, help="HiGHS method for equilibria")
     parser.add_argument("--out", default=str(HERE / "results.csv"))
     parser.add_argument("--plot", default=str(HERE / "time_vs_size.png"))
+    parser.add_argument("--from-csv", metavar="CSV", help="print the table and plot of an earlier run, run nothing")
     args = parser.parse_args(argv)
+    if args.from_csv:
+        with open(args.from_csv, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        for r in rows:
+            r["nodes"] = int(r["nodes"]) if r.get("nodes") else None
+        print_table(rows)
+        if args.plot:
+            plot(rows, Path(args.plot))
+        return 0
     games = [g for g in args.games.split(";") if g]
     tools = [t for t in args.tools.split(",") if t]
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
