@@ -345,13 +345,6 @@ class ExtensiveGame:
         return total
 
     # ------------------------------------------------------------------ derived arrays
-    def chance_reach(self) -> np.ndarray:
-        """Probability that chance's moves lead to each node (float64 per node)."""
-        reach = np.ones(self.num_nodes, dtype=np.float64)
-        for start, stop in list(self.levels())[1:]:
-            reach[start:stop] = reach[self.parent[start:stop]] * self.chance_prob[start:stop]
-        return reach
-
     def terminal_payoffs(self) -> np.ndarray:
         """Payoff of every terminal node, shape ``(num_terminals, num_players)``.
 

@@ -143,11 +143,11 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     infosets: dict[tuple[int, int], int] = {}  # (player or -1, number) -> global index
     infoset_player, infoset_actions, infoset_names, infoset_probs, infoset_numbers = [], [], [], [], []
     outcomes: dict[int, int] = {}
-    outcome_payoffs, outcome_names, outcome_numbers = [], [], []
+    outcome_payoffs, outcome_names = [], []
     # stack of (parent node, next action index, number of actions)
     stack: list[list[int]] = []
 
-    def read_outcome(number: int, allow_missing_body: bool) -> int:
+    def read_outcome(number: int) -> int:
         if number == 0:
             return -1
         line = tk.line()
@@ -168,7 +168,6 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             outcomes[number] = len(outcome_payoffs)
             outcome_payoffs.append([float(x) for x in pay])
             outcome_names.append(name)
-            outcome_numbers.append(number)
             return outcomes[number]
         if number not in outcomes:
             raise FileFormatError(f"{source}, line {line}: outcome {number} is used before its payoffs are given")
@@ -204,7 +203,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             kind.append(TERMINAL)
             infoset.append(-1)
             number = tk.integer("outcome number")
-            outcome.append(read_outcome(number, False))
+            outcome.append(read_outcome(number))
             nact = 0
         else:
             player = -1 if code == "c" else tk.integer("player number")
@@ -243,7 +242,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                 raise FileFormatError(f"{source}, line {line}: chance information set {number} has two different probability lists")
             kind.append(pl)
             infoset.append(k)
-            outcome.append(read_outcome(tk.integer("outcome number"), True))
+            outcome.append(read_outcome(tk.integer("outcome number")))
             nact = len(infoset_actions[k])
             if nact == 0:
                 raise FileFormatError(f"{source}, line {line}: a {'chance' if pl == CHANCE else 'decision'} node needs at least one action")
@@ -261,7 +260,6 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     if stack or not parent:
         raise FileFormatError(f"{source}, line {tk.line()}: file ends before the tree is complete")
 
-    n = len(parent)
     kind_arr = np.array(kind, dtype=np.int32)
     # chance information sets become per-node data; decision ones are renumbered
     decision_infosets = [k for k in range(len(infoset_player)) if infoset_player[k] != CHANCE]
@@ -305,7 +303,6 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         raise GameError(f"{source}{where}: {exc}") from None
     game.comment = comment
     game.infoset_numbers = np.array([infoset_numbers[k] for k in decision_infosets], dtype=np.int64)
-    game.outcome_numbers = np.array(outcome_numbers, dtype=np.int64)
     return game
 
 
@@ -365,7 +362,6 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     Labels missing in the game are made up so that every player's information sets and
     every outcome have distinct names, which Gambit requires.
     """
-    P = game.num_players
     lines = [f"EFG 2 R {_quote(game.title)} {{ {' '.join(_quote(p) for p in game.player_names)} }}"]
     lines.append(_quote(getattr(game, "comment", "")))
     lines.append("")
@@ -379,7 +375,6 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
         for k in range(game.num_infosets)
     ]
     # outcome per terminal/inner node, numbered from 1 in order of use
-    term_pay = None
     seen_infoset = np.zeros(game.num_infosets, dtype=bool)
     outcome_seen: dict[int, int] = {}
     out_labels = game.outcome_labels

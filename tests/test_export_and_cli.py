@@ -7,8 +7,6 @@ import highspy
 import pyscipopt
 import pytest
 
-import equilibria
-
 from .efg_samples import IMPERFECT_RECALL
 
 LEDUC_VALUE = -0.085606424078
