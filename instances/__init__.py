@@ -42,6 +42,29 @@ def _parse_value(text: str):
     return text
 
 
+def parse_spec(spec: str, registry: dict, extra_names=()) -> tuple[str, dict]:
+    """Split ``"name:key=value,..."`` into the registered name and keyword arguments.
+
+    Values become int or float where they parse as such. UnknownInstanceError lists the
+    known names, or the parameters the named factory takes.
+    """
+    name, _, params = spec.partition(":")
+    if name not in registry:
+        known = sorted(registry) + list(extra_names)
+        raise UnknownInstanceError(f"unknown game '{name}'; known: {', '.join(known)}")
+    accepted = list(inspect.signature(registry[name]).parameters)
+    kwargs = {}
+    for item in filter(None, params.split(",")):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in accepted:
+            raise UnknownInstanceError(
+                f"'{name}' takes parameters {', '.join(accepted) or '(none)'}; got '{item}'"
+            )
+        kwargs[key] = _parse_value(value.strip())
+    return name, kwargs
+
+
 def load(spec: str) -> ExtensiveGame:
     """Load a game by registered name with parameters, bundled file name, or ``.efg`` path.
 
@@ -58,19 +81,8 @@ def load(spec: str) -> ExtensiveGame:
     name, _, params = spec.partition(":")
     if name in bundled_files() and not params:
         return read_efg(bundled_files()[name])
-    if name not in REGISTRY:
-        raise UnknownInstanceError(f"unknown game '{name}'; known: {', '.join(known_names())}")
+    name, kwargs = parse_spec(spec, REGISTRY, extra_names=sorted(bundled_files()))
     factory = REGISTRY[name]
-    accepted = list(inspect.signature(factory).parameters)
-    kwargs = {}
-    for item in filter(None, params.split(",")):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or key not in accepted:
-            raise UnknownInstanceError(
-                f"'{name}' takes parameters {', '.join(accepted) or '(none)'}; got '{item}'"
-            )
-        kwargs[key] = _parse_value(value.strip())
     return factory(**kwargs)
 
 

@@ -3,6 +3,8 @@
     equilibria solve GAME [--backend B] [--method M] [--json] [--strategy-out FILE.csv]
     equilibria info GAME [--json]
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
+    equilibria threshold GAME [--model NAME|FILE.json] [--backend B] [--indicators native|bigm|hull]
+                                [--select any|lowest|highest] [--json]
     equilibria backends
 
 GAME is a registered name with parameters (``leduc:ranks=4``), a bundled game or a path to
@@ -95,6 +97,51 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_threshold(args) -> int:
+    from ..qualitative import solve_threshold
+    from ..solvers.disjunctive import write_disjunctive
+
+    sol = solve_threshold(
+        args.game, args.model, backend=args.backend, indicators=args.indicators,
+        cells=args.cells, time_limit=args.time_limit, verbose=args.verbose, select=args.select,
+    )
+    if args.write:
+        write_disjunctive(sol.program.model, args.write, sol.indicators)
+    if args.json:
+        print(json.dumps(sol.to_dict(), indent=2))
+        return 0
+    game = sol.game
+    print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
+    print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
+    for p in (0, 1):
+        ts = ", ".join(f"{t:.6f}" for t in sol.thresholds[p]) or "(none)"
+        print(f"player {p + 1} thresholds {ts}")
+    print("regions (signal interval: plan)")
+    for row in sol.region_table():
+        print(f"  player {row['player']}  [{row['from']:.6f}, {row['to']:.6f}]  {row['plan']}")
+    if game.finite:
+        print("mixed strategies at the signals a threshold cuts (section 6.2 overlap)")
+        for p in (0, 1):
+            sigma = sol.strategies[p]
+            names = game.signals[p].names
+            for s in range(sigma.shape[0]):
+                mixed = [(q, w) for q, w in enumerate(sigma[s]) if w > 1e-12]
+                if len(mixed) > 1:
+                    parts = "; ".join(f"{w:.6f} {game.tree.plan_text(p, q)}" for q, w in mixed)
+                    print(f"  player {p + 1} signal {names[s]}: {parts}")
+    print(f"value (player 1) {sol.value:.12f}")
+    print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']})")
+    if not sol.is_equilibrium:
+        print("warning         these strategies are not an equilibrium of the game: the program was "
+              "satisfied with empty regions, so the model does not describe this game's equilibria; "
+              "try another model")
+    print(f"solver          {sol.backend}, indicators {sol.indicators}")
+    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
+    if args.write:
+        print(f"program         written to {args.write}")
+    return 0
+
+
 def cmd_backends(args) -> int:
     from ..solvers import available_backends
 
@@ -134,6 +181,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("mps", "lp"), default=None)
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("threshold", help="solve a signal game from a qualitative (parametric) model")
+    p.add_argument("game", help="one_street:pot=R, kuhn_continuous, generalized_kuhn:cards=N, river_endgame, ...")
+    p.add_argument("--model", default=None, help="a model shipped with the game (default 'standard') or a .json file")
+    p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument("--indicators", choices=("native", "bigm", "hull"), default=None,
+                   help="how indicator constraints reach the solver (default: native for scip, else bigm)")
+    p.add_argument("--cells", type=int, default=4000,
+                   help="cells of the discretisation that verifies continuous answers (default 4000)")
+    p.add_argument("--select", choices=("any", "lowest", "highest"), default="any",
+                   help="which conforming equilibrium: any (feasibility, default), or the lowest / highest "
+                   "thresholds (the same answer from every solver)")
+    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="also write the program")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=cmd_threshold)
 
     p = sub.add_parser("backends", help="list the solver backends available here")
     p.set_defaults(func=cmd_backends)

@@ -1,0 +1,188 @@
+"""Equilibria from qualitative models (seed 001): a signal game and a parametric model in,
+thresholds, strategies and a certificate out.
+
+>>> from equilibria.qualitative import solve_threshold
+>>> sol = solve_threshold("one_street:pot=1")
+>>> [round(v, 6) for v in sol.thresholds[0]], [round(v, 6) for v in sol.thresholds[1]]
+([0.222222, 0.888889], [0.444444])
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .formulations.threshold_milfp import ThresholdProgram, threshold_milfp
+from .instances.bayesian_games import load_bayesian, resolve_model
+from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
+from .models.best_response import exploitability as efg_exploitability
+from .models.errors import SolverError
+from .models.parametric import ModelError, ParametricModel
+from .models.sequence import SequenceForm
+from .solvers.disjunctive import default_indicators, solve_disjunctive
+
+#: Cells of the discretisation on which continuous answers are verified.
+DEFAULT_CELLS = 4000
+
+
+class ModelInfeasible(ModelError):
+    """No equilibrium conforms to the parametric model (the MILFP is infeasible)."""
+
+
+@dataclass
+class ThresholdSolution:
+    """The answer of a threshold program and its verification.
+
+    ``thresholds[p]`` lists player p's thresholds ascending, in signal units (for finite
+    signals ``1..n``, signal ``j`` spans ``[j-1, j]``); ``cdf[p]`` the same thresholds as
+    player p's CDF values. ``strategies[p]`` is an array (signals or cells, plans) of plan
+    probabilities. ``value`` is player 1's expected payoff; ``exploitability`` is exact
+    for finite signals (computed in the equivalent extensive-form game) and, for
+    continuous signals, measured on ``verification["cells"]`` equal cells.
+    """
+
+    game: BayesianGame
+    model: ParametricModel
+    program: ThresholdProgram
+    thresholds: tuple[list[float], list[float]]
+    cdf: tuple[list[float], list[float]]
+    strategies: list[np.ndarray]
+    value: float
+    exploitability: float
+    verification: dict
+    backend: str
+    indicators: str
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def is_equilibrium(self) -> bool:
+        """False when the verification finds the strategies exploitable (beyond 1e-6, or
+        for continuous signals beyond the discretisation's own error, ~1/cells): the model
+        admitted a solution that is no equilibrium (typically with empty regions), so the
+        model does not describe this game's equilibria."""
+        cells = self.verification.get("cells")
+        tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells ** 2)
+        return self.exploitability <= tolerance
+
+    def region_table(self) -> list[dict]:
+        """One row per player and region: plan in words and signal interval."""
+        rows = []
+        lo, hi = float(self.game.breakpoints[0]), float(self.game.breakpoints[-1])
+        for p in (0, 1):
+            bounds = [lo] + list(self.thresholds[p]) + [hi]
+            for j, q in enumerate(self.program.plan_indices[p]):
+                rows.append({"player": p + 1, "region": j + 1, "from": bounds[j], "to": bounds[j + 1],
+                             "plan": self.game.tree.plan_text(p, q)})
+        return rows
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary (keys ``thresholds``, ``value``, ``exploitability``, ...)."""
+        return {
+            "game": self.game.name,
+            "model": self.model.name,
+            "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in (0, 1)},
+            "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in (0, 1)},
+            "regions": self.region_table(),
+            "value": float(self.value),
+            "exploitability": float(self.exploitability),
+            "is_equilibrium": self.is_equilibrium,
+            "verification": {k: (float(v) if isinstance(v, (float, np.floating)) else v)
+                             for k, v in self.verification.items()},
+            "backend": self.backend,
+            "indicators": self.indicators,
+            "seconds": self.seconds,
+        }
+
+
+def project(game: BayesianGame, model: ParametricModel, thresholds, target: FiniteSignalGame,
+            edges: np.ndarray | None = None) -> list[np.ndarray]:
+    """Threshold strategies as plan probabilities on the finite game ``target``.
+
+    ``edges`` are the signal-space edges of ``target``'s signals (default: ``target``'s
+    cell edges, or ``0..n`` for finite games). A signal whose interval a threshold cuts
+    mixes the two plans in proportion to the overlap measured by the player's CDF
+    (seed 001 section 6.2); projecting G-infinity onto G_n uses edges ``i/n``.
+    """
+    plans = model.plan_indices(game)
+    if edges is None:
+        edges = target.cell_edges if target.cell_edges is not None else np.arange(target.sizes[0] + 1.0)
+    out = []
+    for p in (0, 1):
+        F = game.signals[p]
+        bounds = np.concatenate([[F.cdf[0]], F(np.asarray(thresholds[p], dtype=float)), [F.cdf[-1]]])
+        out.append(plans_from_thresholds(F(edges), bounds, plans[p], target.num_plans[p]))
+    return out
+
+
+def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | None = None, *,
+                    backend: str = "highs", indicators: str | None = None, cells: int = DEFAULT_CELLS,
+                    select: str = "any", time_limit: float | None = None, extensive_check: bool = True,
+                    verbose: bool = False) -> ThresholdSolution:
+    """Build the threshold MILFP of ``model`` for ``game``, solve it, recover and verify.
+
+    ``indicators``: ``native`` (SCIP's indicator constraints; the default with
+    ``backend="scip"``), ``bigm`` (default otherwise) or ``hull``. ``select``: ``any``
+    (feasibility, the paper's program), ``lowest`` or ``highest`` (the conforming
+    equilibrium with the smallest / largest sum of thresholds; solver-independent). Raises
+    :class:`ModelInfeasible` when no equilibrium conforms to the model.
+    """
+    t0 = time.perf_counter()
+    if isinstance(game, str):
+        game = load_bayesian(game)
+    model = resolve_model(game, model)
+    indicators = indicators or default_indicators(backend)
+    program = threshold_milfp(game, model, select=select)
+    t1 = time.perf_counter()
+    sol = solve_disjunctive(program.model, backend=backend, indicators=indicators,
+                            time_limit=time_limit, verbose=verbose)
+    t2 = time.perf_counter()
+    if sol.status == "infeasible":
+        raise ModelInfeasible(
+            f"no equilibrium of {game.name} conforms to model '{model.name}' (the threshold "
+            "program is infeasible); check the order of the thresholds and the plan of each "
+            "region (which actions each player takes where), or try another model"
+        )
+    if sol.status != "optimal":
+        raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+    m = program.model
+    t = {k: sol.values[m.t[k].name] for k in program.thresholds}
+    owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
+    thresholds = tuple([t[k] for k in program.thresholds if owner[k] == p] for p in (0, 1))
+    cdf = tuple(list(game.signals[p](np.asarray(thresholds[p], dtype=float))) for p in (0, 1))
+    verification: dict = {}
+    if game.finite:
+        target = game.finite_game()
+        strategies = project(game, model, thresholds, target)
+        ex = target.exploitability(strategies)
+        verification.update(method="exact, plan best responses", cells=None,
+                            best_response_values=[float(v) for v in ex["best_response_values"]])
+        value = float(ex["payoffs"][0])
+        expl = ex["exploitability"]
+        if extensive_check:
+            eg = target.to_extensive()
+            sf = SequenceForm(eg)
+            cert = efg_exploitability(sf, target.behavior_from_plans(strategies, eg, sf))
+            verification.update(method="exact, in the equivalent extensive-form game",
+                                extensive_nodes=eg.num_nodes,
+                                plan_exploitability=float(expl))
+            expl = cert.exploitability
+            value = float(cert.payoffs[0])
+    else:
+        target = game.discretize(cells)
+        strategies = project(game, model, thresholds, target)
+        ex = target.exploitability(strategies)
+        value = float(ex["payoffs"][0])
+        expl = ex["exploitability"]
+        verification.update(method=f"on a discretisation into {cells} equal cells (ties split)", cells=cells,
+                            best_response_values=[float(v) for v in ex["best_response_values"]])
+    t3 = time.perf_counter()
+    return ThresholdSolution(
+        game=game, model=model, program=program, thresholds=thresholds, cdf=cdf,
+        strategies=strategies, value=value, exploitability=float(expl), verification=verification,
+        backend=backend, indicators=indicators,
+        seconds={"build": t1 - t0, "solve": t2 - t1, "verify": t3 - t2, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+    )
+
+
+__all__ = ["ModelInfeasible", "ThresholdSolution", "project", "solve_threshold", "DEFAULT_CELLS"]

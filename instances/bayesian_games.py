@@ -1,0 +1,176 @@
+"""Named games with private signals (seed 001) and their standard parametric models.
+
+``load_bayesian("one_street:pot=2")``, ``load_bayesian("kuhn_continuous")`` (G-infinity),
+``load_bayesian("generalized_kuhn:cards=10")`` (G_n as a finite-signal game: the same game
+as the extensive-form ``generalized_kuhn:cards=10``), ``load_bayesian("river_endgame")``.
+Every continuous game takes ``cards=n`` for its version with n equally likely signals,
+dealt from one deck (``deal=independent`` for independent draws instead).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..models.bayesian import (
+    BayesianGame,
+    SignalDistribution,
+    kuhn_betting,
+    one_street_betting,
+    river_betting,
+)
+from ..models.errors import GameError, UnknownInstanceError
+from ..models.parametric import ModelError, ParametricModel
+
+
+def _signals(cards: int, cdf=None):
+    if cards and cards > 0:
+        return SignalDistribution.discrete([1.0 / cards] * cards)
+    if cdf is None:
+        return SignalDistribution.uniform()
+    return cdf
+
+
+def _parse_cdf(text: str) -> SignalDistribution:
+    """``"0:0/0.5:0.3/1:1"`` -> a piecewise-linear CDF through those (signal, F) points."""
+    try:
+        pairs = [tuple(float(v) for v in item.split(":")) for item in str(text).split("/")]
+        xs, fs = zip(*pairs)
+    except ValueError:
+        raise GameError(f"CDF '{text}' should read like 0:0/0.5:0.3/1:1 (signal:F pairs)") from None
+    return SignalDistribution(tuple(xs), tuple(fs))
+
+
+def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
+    """Seed 001 section 3: pot ``pot``, player 1 checks or bets 1, player 2 calls or folds;
+    the lower signal wins; uniform signals on [0, 1] (or ``cards`` equally likely ones)."""
+    if pot <= 0:
+        raise GameError("one_street needs a positive pot")
+    s = _signals(cards)
+    return BayesianGame(
+        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''})", one_street_betting(pot), (s, s),
+        winner="lower", deal=deal if cards else "independent",
+        parameters={"kind": "one_street", "pot": pot, "cards": cards},
+    )
+
+
+def kuhn_continuous(cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
+    """G-infinity of seed 001 section 8.1: Kuhn poker's betting with uniform [0, 1] signals,
+    the higher wins. With ``cards=n``: G_n (distinct cards 1..n)."""
+    s = _signals(cards)
+    name = f"G_{cards}" if cards else "G_infinity"
+    return BayesianGame(
+        name, kuhn_betting(), (s, s), winner="higher", deal=deal if cards else "independent",
+        parameters={"kind": "kuhn", "cards": cards},
+    )
+
+
+def generalized_kuhn_signals(cards: int = 3) -> BayesianGame:
+    """G_n as a finite-signal game (the extensive form is ``generalized_kuhn:cards=n``)."""
+    if cards < 2:
+        raise GameError("generalized_kuhn needs at least 2 cards")
+    return kuhn_continuous(cards=cards)
+
+
+def kuhn_signals() -> BayesianGame:
+    """Kuhn poker (G_3) as a finite-signal game."""
+    return kuhn_continuous(cards=3)
+
+
+#: Default signal CDFs of river_endgame: player 1's range is weighted towards strong
+#: hands, player 2's towards medium ones (breakpoints, F values).
+RIVER_DEFAULT_CDF = ("0:0/0.5:0.35/1:1", "0:0/0.3:0.2/0.7:0.8/1:1")
+
+
+def river_endgame(pot: float = 4.0, cdf1: str = RIVER_DEFAULT_CDF[0], cdf2: str = RIVER_DEFAULT_CDF[1],
+                  cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
+    """Seed 001 section 8.2: a river endgame with pot ``pot`` and bets of 1; player 1 checks
+    or bets; after a check player 2 checks or bets and player 1 calls or folds; after a bet
+    player 2 folds, calls or raises 1 and player 1 calls or folds a raise. Signals on
+    [0, 1] follow piecewise-linear CDFs ``cdf1``/``cdf2`` given as ``signal:F`` points
+    joined by ``/``; the higher signal wins."""
+    if pot <= 0:
+        raise GameError("river_endgame needs a positive pot")
+    if cards:
+        s1 = s2 = _signals(cards)
+    else:
+        s1, s2 = _parse_cdf(cdf1), _parse_cdf(cdf2)
+    return BayesianGame(
+        f"river_endgame(pot={pot:g})", river_betting(pot), (s1, s2), winner="higher",
+        deal=deal if cards else "independent",
+        parameters={"kind": "river", "pot": pot, "cards": cards},
+    )
+
+
+REGISTRY: dict[str, Callable[..., BayesianGame]] = {
+    "one_street": one_street,
+    "kuhn_continuous": kuhn_continuous,
+    "generalized_kuhn": generalized_kuhn_signals,
+    "kuhn": kuhn_signals,
+    "river_endgame": river_endgame,
+}
+
+
+def load_bayesian(spec: str) -> BayesianGame:
+    """A registered signal game by ``"name:key=value,..."``; UnknownInstanceError otherwise."""
+    from . import parse_spec
+
+    name, kwargs = parse_spec(spec, REGISTRY)
+    return REGISTRY[name](**kwargs)
+
+
+# ----------------------------------------------------------------------------- models
+_KUHN_P1 = [{"": "bet"}, {"": "check", "check-bet": "fold"}, {"": "check", "check-bet": "call"}, {"": "bet"}]
+_KUHN_P2 = [
+    {"check": "bet", "bet": "fold"},
+    {"check": "check", "bet": "fold"},
+    {"check": "check", "bet": "call"},
+    {"check": "bet", "bet": "call"},
+]
+
+_MODELS: dict[str, dict[str, ParametricModel]] = {
+    "one_street": {
+        "standard": ParametricModel(
+            "standard",
+            ([{"": "bet"}, {"": "check"}, {"": "bet"}], [{"bet": "call"}, {"bet": "fold"}]),
+            order=[("1.1", "2.1"), ("2.1", "1.2")],
+            game="one_street",
+            description="player 1 bets for value with the lowest (best) signals, checks in the "
+            "middle and bluffs with the highest; player 2 calls with the lowest",
+        ),
+    },
+    "kuhn": {
+        "standard": ParametricModel(
+            "standard",
+            (_KUHN_P1, _KUHN_P2),
+            order=[("1.1", "2.1"), ("2.1", "1.2"), ("1.2", "2.2"), ("2.2", "2.3"), ("2.3", "1.3")],
+            game="kuhn_continuous",
+            description="player 1 bluffs with the lowest signals, check-folds, check-calls, "
+            "bets the highest; player 2 after a check bluffs low and bets high, and calls a "
+            "bet with the higher signals",
+        ),
+    },
+}
+
+
+def standard_models(game: BayesianGame) -> dict[str, ParametricModel]:
+    """The parametric models shipped with ``game``'s kind, by name."""
+    return dict(_MODELS.get(game.parameters.get("kind", ""), {}))
+
+
+def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> ParametricModel:
+    """A model object from a name of the game's models, a JSON path, or None (``standard``)."""
+    if isinstance(model, ParametricModel):
+        return model
+    models = standard_models(game)
+    name = model or "standard"
+    if name in models:
+        return models[name]
+    if str(name).endswith(".json"):
+        return ParametricModel.from_json(name)
+    raise ModelError(
+        f"'{game.name}' has no model '{name}'; shipped: {', '.join(models) or '(none)'}; "
+        "or give a .json file"
+    )
+
+
+__all__ = ["REGISTRY", "load_bayesian", "standard_models", "resolve_model", "one_street",
+           "kuhn_continuous", "river_endgame", "UnknownInstanceError"]

@@ -1,0 +1,652 @@
+"""Two-player games with one private signal each, followed by a public betting tree.
+
+This is the setting of seed 001 (continuous Bayesian games, section 4): each player
+receives a private signal, independently of the other (or, for a finite deck, dealt
+without replacement), and the players then act in a finite public betting tree. A
+terminal's payoff depends on the actions and on whose signal wins the showdown ("lower
+wins" or "higher wins"; equal signals split).
+
+The signal space is the interval ``[lo, hi]`` cut into *pieces* at breakpoints; both
+players' CDFs are linear on every piece. A finite signal set ``1..n`` is the special case
+where piece ``j`` is signal ``j`` (an interval of length 1 on which the CDF rises by the
+probability of ``j``): a threshold inside that piece means "signal ``j`` mixes", which is
+how seed 001 section 6.2 reads mixed strategies off thresholds.
+
+Strategies here are over *plans*: a plan of a player is one reduced pure strategy of the
+betting tree (an action at every own decision node the plan reaches). A strategy of a
+finite-signal game is an array ``(num_signals, num_plans)`` of plan probabilities.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+import numpy as np
+
+from .efg import CHANCE, TERMINAL, ExtensiveGame
+from .errors import GameError
+
+#: Showdown outcomes, indexed like the second axis of ``BettingTree.payoff``.
+P1_WINS, TIE, P2_WINS = 0, 1, 2
+
+
+# ----------------------------------------------------------------------------- betting
+class BettingTree:
+    """A finite public betting tree for two players.
+
+    Nodes are added parent first. A decision node belongs to player 0 or 1; a terminal
+    carries, per showdown outcome (player 1's signal wins, tie, player 2's signal wins),
+    one payoff per player. A terminal reached by a fold pays the same under every outcome.
+    Node names are the action labels from the root joined by ``-`` (the root is ``""``).
+    """
+
+    def __init__(self) -> None:
+        self.parent: list[int] = [-1]
+        self.player: list[int] = [TERMINAL]
+        self.label: list[str] = [""]
+        self.children: list[list[int]] = [[]]
+        self.history: list[str] = [""]
+        self._payoff: dict[int, np.ndarray] = {}
+
+    def decision(self, node: int, player: int, actions: list[str]) -> list[int]:
+        """Make ``node`` a decision of ``player`` (0 or 1); returns one child per action."""
+        if player not in (0, 1):
+            raise GameError(f"betting node '{self.history[node]}': player must be 0 or 1")
+        if self.children[node] or node in self._payoff:
+            raise GameError(f"betting node '{self.history[node]}' is already defined")
+        if len(set(actions)) != len(actions) or not actions:
+            raise GameError(f"betting node '{self.history[node]}': actions must be distinct and non-empty")
+        self.player[node] = player
+        kids = []
+        for a in actions:
+            kid = len(self.parent)
+            self.parent.append(node)
+            self.player.append(TERMINAL)
+            self.label.append(a)
+            self.children.append([])
+            self.history.append(a if node == 0 else f"{self.history[node]}-{a}")
+            self.children[node].append(kid)
+            kids.append(kid)
+        return kids
+
+    def terminal(self, node: int, payoff) -> None:
+        """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player."""
+        pay = np.asarray(payoff, dtype=float)
+        if pay.shape != (3, 2):
+            raise GameError(f"betting node '{self.history[node]}': payoff must be 3 outcomes x 2 players")
+        self._payoff[node] = pay
+
+    def poker_terminal(self, node: int, contributions, folder: int = -1) -> None:
+        """Terminal of a zero-sum pot: each player's chips in, and who folded (-1: showdown)."""
+        c1, c2 = (float(c) for c in contributions)
+        if folder == 0:
+            p1 = np.full(3, -c1)
+        elif folder == 1:
+            p1 = np.full(3, c2)
+        else:
+            p1 = np.array([c2, (c2 - c1) / 2.0, -c1])
+        self.terminal(node, np.stack([p1, -p1], axis=1))
+
+    # ------------------------------------------------------------------ derived data
+    def finish(self) -> "BettingTree":
+        """Check every leaf has a payoff; returns self."""
+        for v in range(len(self.parent)):
+            if not self.children[v] and v not in self._payoff:
+                raise GameError(f"betting node '{self.history[v]}' has neither actions nor a payoff")
+        return self
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of betting nodes, the root included."""
+        return len(self.parent)
+
+    @cached_property
+    def payoff(self) -> np.ndarray:
+        """Array (nodes, 3, 2) of terminal payoffs (zeros at decision nodes)."""
+        out = np.zeros((self.num_nodes, 3, 2))
+        for v, pay in self._payoff.items():
+            out[v] = pay
+        return out
+
+    def decision_nodes(self, p: int) -> list[int]:
+        """Player ``p``'s decision nodes in preorder."""
+        return [v for v in self._preorder() if self.children[v] and self.player[v] == p]
+
+    def _preorder(self) -> list[int]:
+        out, stack = [], [0]
+        while stack:
+            v = stack.pop()
+            out.append(v)
+            stack.extend(reversed(self.children[v]))
+        return out
+
+    @cached_property
+    def plans(self) -> list[list[dict[int, int]]]:
+        """Per player, the reduced pure plans: dicts ``{decision node: action index}``.
+
+        A plan fixes an action at exactly the own nodes it can reach (the opponent's moves
+        may lead anywhere; own earlier choices prune).
+        """
+        out = []
+        for p in (0, 1):
+            out.append(self._plans_below(0, p))
+        return out
+
+    def _plans_below(self, v: int, p: int) -> list[dict[int, int]]:
+        kids = self.children[v]
+        if not kids:
+            return [{}]
+        if self.player[v] == p:
+            plans = []
+            for a, kid in enumerate(kids):
+                for sub in self._plans_below(kid, p):
+                    plans.append({v: a, **sub})
+            return plans
+        # opponent's node: the plan must cover every branch
+        plans = [{}]
+        for kid in kids:
+            plans = [{**a, **b} for a in plans for b in self._plans_below(kid, p)]
+        return plans
+
+    def plan_text(self, p: int, q: int) -> str:
+        """A plan in words, e.g. ``"check, call after check-bet"``."""
+        parts = []
+        for v, a in sorted(self.plans[p][q].items(), key=lambda kv: self._preorder().index(kv[0])):
+            act = self.label[self.children[v][a]]
+            parts.append(act if v == 0 else f"{act} after {self.history[v]}")
+        return ", ".join(parts)
+
+    def plan_index(self, p: int, spec: dict[str, str]) -> int:
+        """The plan of player ``p`` given as ``{history: action}``; GameError if none matches."""
+        wanted = {}
+        for hist, act in spec.items():
+            try:
+                v = self.history.index(hist)
+            except ValueError:
+                known = [self.history[v] or "(root)" for v in self.decision_nodes(p)]
+                raise GameError(
+                    f"no betting node '{hist}'; player {p + 1} acts at {', '.join(known)}"
+                ) from None
+            if not self.children[v] or self.player[v] != p:
+                raise GameError(f"player {p + 1} does not act at betting node '{hist or '(root)'}'")
+            labels = [self.label[k] for k in self.children[v]]
+            if act not in labels:
+                raise GameError(f"betting node '{hist or '(root)'}' offers {labels}, not '{act}'")
+            wanted[v] = labels.index(act)
+        for q, plan in enumerate(self.plans[p]):
+            if plan == wanted:
+                return q
+        reached = [self.history[v] or "(root)" for v in wanted]
+        raise GameError(
+            f"{spec} is not a complete plan of player {p + 1}: a plan names an action at "
+            f"every node of the player it reaches (it names {', '.join(reached)})"
+        )
+
+    @cached_property
+    def plan_terminal(self) -> np.ndarray:
+        """Array (plans of player 1, plans of player 2): the terminal node reached."""
+        p1, p2 = self.plans
+        out = np.zeros((len(p1), len(p2)), dtype=np.int64)
+        for i, a in enumerate(p1):
+            for j, b in enumerate(p2):
+                v = 0
+                while self.children[v]:
+                    choice = (a if self.player[v] == 0 else b)[v]
+                    v = self.children[v][choice]
+                out[i, j] = v
+        return out
+
+    @cached_property
+    def plan_payoff(self) -> np.ndarray:
+        """Array (plans 1, plans 2, 3 outcomes, 2 players) of payoffs."""
+        return self.payoff[self.plan_terminal]
+
+
+def kuhn_betting(ante: float = 1.0, bet: float = 1.0) -> BettingTree:
+    """Kuhn poker's betting: check or bet; after a check, check or bet; a bet is called or folded."""
+    t = BettingTree()
+    check, bet_ = t.decision(0, 0, ["check", "bet"])
+    check2, bet2 = t.decision(check, 1, ["check", "bet"])
+    t.poker_terminal(check2, (ante, ante))
+    fold, call = t.decision(bet2, 0, ["fold", "call"])
+    t.poker_terminal(fold, (ante, ante + bet), folder=0)
+    t.poker_terminal(call, (ante + bet, ante + bet))
+    fold, call = t.decision(bet_, 1, ["fold", "call"])
+    t.poker_terminal(fold, (ante + bet, ante), folder=1)
+    t.poker_terminal(call, (ante + bet, ante + bet))
+    return t.finish()
+
+
+def one_street_betting(pot: float) -> BettingTree:
+    """Seed 001 section 3: player 1 checks (showdown) or bets 1; player 2 calls or folds."""
+    half = pot / 2.0
+    t = BettingTree()
+    check, bet = t.decision(0, 0, ["check", "bet"])
+    t.poker_terminal(check, (half, half))
+    fold, call = t.decision(bet, 1, ["fold", "call"])
+    t.poker_terminal(fold, (half + 1, half), folder=1)
+    t.poker_terminal(call, (half + 1, half + 1))
+    return t.finish()
+
+
+def river_betting(pot: float) -> BettingTree:
+    """Seed 001 section 8.2: check/bet 1; after a check, check or bet; a bet is folded,
+    called or raised by 1 (after a check only folded or called); a raise is called or folded."""
+    half = pot / 2.0
+    t = BettingTree()
+    check, bet = t.decision(0, 0, ["check", "bet"])
+    check2, bet2 = t.decision(check, 1, ["check", "bet"])
+    t.poker_terminal(check2, (half, half))
+    fold, call = t.decision(bet2, 0, ["fold", "call"])
+    t.poker_terminal(fold, (half, half + 1), folder=0)
+    t.poker_terminal(call, (half + 1, half + 1))
+    fold, call, raise_ = t.decision(bet, 1, ["fold", "call", "raise"])
+    t.poker_terminal(fold, (half + 1, half), folder=1)
+    t.poker_terminal(call, (half + 1, half + 1))
+    fold, call = t.decision(raise_, 0, ["fold", "call"])
+    t.poker_terminal(fold, (half + 1, half + 2), folder=0)
+    t.poker_terminal(call, (half + 2, half + 2))
+    return t.finish()
+
+
+# ----------------------------------------------------------------------------- signals
+@dataclass(frozen=True)
+class SignalDistribution:
+    """A signal distribution: a piecewise-linear CDF on an interval, or a finite pmf.
+
+    ``breakpoints`` (ascending) and ``cdf`` (non-decreasing, from 0 to 1) define the CDF;
+    finite distributions use breakpoints ``0..n`` with signal ``j`` on ``[j-1, j]``.
+    """
+
+    breakpoints: tuple[float, ...]
+    cdf: tuple[float, ...]
+    finite: bool = False
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        b = np.asarray(self.breakpoints, dtype=float)
+        c = np.asarray(self.cdf, dtype=float)
+        if b.shape != c.shape or b.shape[0] < 2:
+            raise GameError("a signal CDF needs matching breakpoints and values (at least two)")
+        if np.any(np.diff(b) <= 0):
+            raise GameError(f"CDF breakpoints must increase strictly: {list(b)}")
+        if np.any(np.diff(c) < -1e-12) or abs(c[0]) > 1e-9 or abs(c[-1] - 1) > 1e-9:
+            raise GameError(f"CDF values must rise from 0 to 1: {list(c)}")
+
+    @classmethod
+    def uniform(cls, lo: float = 0.0, hi: float = 1.0) -> "SignalDistribution":
+        """Uniform on ``[lo, hi]``."""
+        return cls((lo, hi), (0.0, 1.0))
+
+    @classmethod
+    def discrete(cls, pmf, names=None) -> "SignalDistribution":
+        """Finite signals ``1..n`` (weakest to strongest in the order given) with probabilities ``pmf``."""
+        pmf = np.asarray(pmf, dtype=float)
+        if np.any(pmf < 0) or abs(pmf.sum() - 1) > 1e-9:
+            raise GameError(f"signal probabilities must be non-negative and sum to 1 (sum {pmf.sum()})")
+        cdf = np.concatenate([[0.0], np.cumsum(pmf)])
+        cdf[-1] = 1.0
+        names = tuple(names) if names is not None else tuple(str(i + 1) for i in range(pmf.shape[0]))
+        return cls(tuple(float(i) for i in range(pmf.shape[0] + 1)), tuple(cdf), True, names)
+
+    @property
+    def num_signals(self) -> int:
+        """Number of finite signals (pieces of the CDF)."""
+        return len(self.breakpoints) - 1
+
+    @property
+    def pmf(self) -> np.ndarray:
+        """Probability of each piece (for finite distributions: of each signal)."""
+        return np.diff(np.asarray(self.cdf))
+
+    def __call__(self, s) -> np.ndarray:
+        """The CDF at ``s`` (vectorised)."""
+        return np.interp(s, self.breakpoints, self.cdf)
+
+
+# ----------------------------------------------------------------------------- games
+@dataclass
+class BayesianGame:
+    """Two players, one private signal each, a public betting tree.
+
+    ``winner`` is ``"higher"`` or ``"lower"`` (whose signal wins a showdown). ``deal`` is
+    ``"independent"`` or ``"without_replacement"`` (finite signals only: both players are
+    dealt distinct cards from one deck of equally likely cards, as in G_n).
+    """
+
+    name: str
+    tree: BettingTree
+    signals: tuple[SignalDistribution, SignalDistribution]
+    winner: str = "higher"
+    deal: str = "independent"
+    parameters: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.winner not in ("higher", "lower"):
+            raise GameError(f"winner must be 'higher' or 'lower', not '{self.winner}'")
+        if self.deal not in ("independent", "without_replacement"):
+            raise GameError(f"deal must be 'independent' or 'without_replacement', not '{self.deal}'")
+        s1, s2 = self.signals
+        if s1.finite != s2.finite:
+            raise GameError("both players' signals must be finite, or both continuous")
+        if s1.finite and s1.num_signals != s2.num_signals:
+            raise GameError("finite signal sets must have the same size for both players")
+        if self.deal == "without_replacement":
+            if not s1.finite:
+                raise GameError("dealing without replacement needs finite signals")
+            n = s1.num_signals
+            if not (np.allclose(s1.pmf, 1.0 / n) and np.allclose(s2.pmf, 1.0 / n)):
+                raise GameError("dealing without replacement needs equally likely signals")
+            if n < 2:
+                raise GameError("dealing without replacement needs at least two signals")
+        if not s1.finite:
+            lo = {s1.breakpoints[0], s2.breakpoints[0]}
+            hi = {s1.breakpoints[-1], s2.breakpoints[-1]}
+            if len(lo) != 1 or len(hi) != 1:
+                raise GameError("both players' signals must live on the same interval")
+
+    @property
+    def finite(self) -> bool:
+        """True for finite signal sets."""
+        return self.signals[0].finite
+
+    @property
+    def breakpoints(self) -> np.ndarray:
+        """Union of both CDFs' breakpoints: the pieces on which both CDFs are linear."""
+        return np.union1d(self.signals[0].breakpoints, self.signals[1].breakpoints)
+
+    def outcome_below(self, p: int) -> int:
+        """Showdown outcome when player ``p``'s opponent holds the lower signal."""
+        opp_wins = self.winner == "lower"
+        winner = (1 - p) if opp_wins else p
+        return P1_WINS if winner == 0 else P2_WINS
+
+    def finite_game(self) -> "FiniteSignalGame":
+        """The game itself as a :class:`FiniteSignalGame` (finite signals only)."""
+        if not self.finite:
+            raise GameError(f"'{self.name}' has continuous signals; use discretize(cells)")
+        return FiniteSignalGame(
+            self.tree,
+            pmf=(self.signals[0].pmf, self.signals[1].pmf),
+            winner=self.winner,
+            deal=self.deal,
+            names=(self.signals[0].names, self.signals[1].names),
+            title=self.name,
+        )
+
+    def with_finite_signals(self, cells: int) -> "BayesianGame":
+        """This game with each player's signal replaced by the cell of ``cells`` equal-width
+        cells it falls in (independent; signals in one cell tie)."""
+        if self.finite:
+            return self
+        lo, hi = self.breakpoints[0], self.breakpoints[-1]
+        edges = np.linspace(lo, hi, cells + 1)
+        sig = tuple(SignalDistribution.discrete(np.clip(np.diff(s(edges)), 0, None) / (s.cdf[-1] - s.cdf[0]))
+                    for s in self.signals)
+        return BayesianGame(f"{self.name} on {cells} cells", self.tree, sig, winner=self.winner,
+                            deal="independent", parameters=dict(self.parameters, cells=cells))
+
+    def discretize(self, cells: int) -> "FiniteSignalGame":
+        """The continuous game on ``cells`` equal-width cells of the signal interval.
+
+        Signals are independent; two signals in one cell tie (split the pot). The finite
+        game's equilibria converge to the continuous game's as ``cells`` grows.
+        """
+        if self.finite:
+            return self.finite_game()
+        lo, hi = self.breakpoints[0], self.breakpoints[-1]
+        edges = np.linspace(lo, hi, cells + 1)
+        pmf = tuple(np.diff(s(edges)) for s in self.signals)
+        return FiniteSignalGame(
+            self.tree, pmf=pmf, winner=self.winner, deal="independent",
+            names=None, title=f"{self.name} on {cells} cells", cell_edges=edges,
+        )
+
+
+class FiniteSignalGame:
+    """A finite-signal game: per player a signal set, a joint deal, the betting tree.
+
+    The joint law of the signals and the showdown is held as three mass matrices
+    ``(n1, n2)``: probability of the deal and player 1 winning, tying, losing. Ordered
+    games (a winner by signal order) keep them implicit and use cumulative sums, so
+    strategy evaluation costs O(n x plans^2); abstractions hold them densely.
+    """
+
+    def __init__(self, tree: BettingTree, *, pmf=None, winner="higher", deal="independent",
+                 masses=None, names=None, title="", cell_edges=None):
+        self.tree = tree
+        self.title = title
+        self.cell_edges = cell_edges
+        if masses is not None:
+            self.masses = tuple(np.asarray(m, dtype=float) for m in masses)
+            self.ordered = False
+            self.sizes = self.masses[0].shape
+        else:
+            self.pmf = tuple(np.asarray(f, dtype=float) for f in pmf)
+            self.winner = winner
+            self.deal = deal
+            self.ordered = True
+            self.sizes = (self.pmf[0].shape[0], self.pmf[1].shape[0])
+        if names is None:
+            names = tuple(tuple(str(i + 1) for i in range(n)) for n in self.sizes)
+        self.names = tuple(tuple(n) for n in names)
+
+    @property
+    def num_plans(self) -> tuple[int, int]:
+        """Number of reduced pure plans per player."""
+        return tuple(len(p) for p in self.tree.plans)
+
+    def dense_masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(win, tie, lose) probability matrices ``(n1, n2)`` from player 1's point of view."""
+        if not self.ordered:
+            return self.masses
+        n1, n2 = self.sizes
+        if self.deal == "independent":
+            joint = np.outer(self.pmf[0], self.pmf[1])
+        else:
+            joint = np.full((n1, n2), 1.0 / (n1 * (n2 - 1)))
+            np.fill_diagonal(joint, 0.0)
+        i = np.arange(n1)[:, None]
+        j = np.arange(n2)[None, :]
+        higher = i > j if self.winner == "higher" else i < j
+        lower = i < j if self.winner == "higher" else i > j
+        return joint * higher, joint * (i == j), joint * lower
+
+    def opponent_masses(self, p: int, sigma_opp: np.ndarray) -> np.ndarray:
+        """Array (own signals, 3 outcomes, opponent plans): the probability of holding each
+        own signal while the opponent plays each plan and the showdown has each outcome."""
+        sigma_opp = np.asarray(sigma_opp, dtype=float)
+        n_own = self.sizes[p]
+        out = np.zeros((n_own, 3, sigma_opp.shape[1]))
+        if not self.ordered:
+            win, tie, lose = self.masses
+            for o, m in zip((P1_WINS, TIE, P2_WINS), (win, tie, lose)):
+                out[:, o, :] = (m if p == 0 else m.T) @ sigma_opp
+            return out
+        own_pmf = self.pmf[p]
+        opp_pmf = self.pmf[1 - p]
+        if self.deal == "independent":
+            weighted = opp_pmf[:, None] * sigma_opp
+            below = np.cumsum(weighted, axis=0) - weighted  # opponent signals strictly lower
+            total = weighted.sum(axis=0)
+            at = weighted
+            above = total[None, :] - below - at
+            below, at, above = (own_pmf[:, None] * m for m in (below, at, above))
+        else:  # distinct cards, each pair equally likely
+            n = n_own
+            scale = 1.0 / (n * (n - 1))
+            below = (np.cumsum(sigma_opp, axis=0) - sigma_opp) * scale
+            above = (sigma_opp.sum(axis=0)[None, :] - below / scale - sigma_opp) * scale
+            at = np.zeros_like(below)
+        opp_lower = P1_WINS if (self.winner == "higher") == (p == 0) else P2_WINS
+        opp_higher = P2_WINS if opp_lower == P1_WINS else P1_WINS
+        out[:, opp_lower, :] = below
+        out[:, TIE, :] = at
+        out[:, opp_higher, :] = above
+        return out
+
+    def plan_values(self, p: int, sigma_opp: np.ndarray) -> np.ndarray:
+        """Array (own signals, own plans): player ``p``'s expected payoff (joint, not
+        conditional) of each plan at each signal against the opponent's strategy."""
+        m = self.opponent_masses(p, sigma_opp)
+        pay = self.tree.plan_payoff[..., p]  # (plans1, plans2, 3)
+        if p == 0:
+            return np.einsum("sok,qko->sq", m, pay)
+        return np.einsum("sok,kqo->sq", m, pay)
+
+    def payoffs(self, sigmas) -> np.ndarray:
+        """Both players' expected payoffs of a profile of plan strategies."""
+        return np.array([
+            float(np.sum(self.plan_values(p, sigmas[1 - p]) * sigmas[p])) for p in (0, 1)
+        ])
+
+    def best_response_values(self, sigmas) -> np.ndarray:
+        """Each player's best-response value against the other's strategy (exact: a best
+        response picks, at every own signal, the plan of highest value)."""
+        return np.array([float(self.plan_values(p, sigmas[1 - p]).max(axis=1).sum()) for p in (0, 1)])
+
+    def exploitability(self, sigmas) -> dict:
+        """Exploitability (OpenSpiel's convention: NashConv / 2), NashConv, payoffs and
+        best-response values of a profile of plan strategies."""
+        pay = self.payoffs(sigmas)
+        br = self.best_response_values(sigmas)
+        nash_conv = float((br - pay).sum())
+        return {"exploitability": nash_conv / 2.0, "nash_conv": nash_conv,
+                "payoffs": pay, "best_response_values": br}
+
+    # ------------------------------------------------------------------ extensive form
+    def to_extensive(self) -> ExtensiveGame:
+        """The equivalent extensive-form game: chance deals both signals, then the betting.
+
+        Information sets are labelled ``"signal:history"`` (history of actions joined by
+        ``-``; the root is ``"signal:"``); expected payoffs replace the showdown lottery
+        where an abstraction made it random.
+        """
+        win, tie, lose = self.dense_masses()
+        joint = win + tie + lose
+        d1, d2 = np.nonzero(joint > 0)
+        deals = d1.shape[0]
+        tree = self.tree
+        m = tree.num_nodes
+        tparent = np.array(tree.parent)
+        tplayer = np.array(tree.player)
+        child_index = np.zeros(m, dtype=np.int64)
+        for v in range(m):
+            for a, k in enumerate(tree.children[v]):
+                child_index[k] = a
+        # node 0: chance; deal d's copy of betting node v is 1 + d*m + v
+        node_deal = np.repeat(np.arange(deals), m)
+        node_tpl = np.tile(np.arange(m), deals)
+        parent = np.where(tparent[node_tpl] < 0, 0, 1 + node_deal * m + np.maximum(tparent[node_tpl], 0))
+        parent = np.concatenate([[-1], parent])
+        action = np.concatenate([[-1], np.where(node_tpl == 0, node_deal, child_index[node_tpl])])
+        is_leaf = np.array([not tree.children[v] for v in range(m)])
+        kind = np.where(is_leaf, TERMINAL, tplayer)
+        player = np.concatenate([[CHANCE], kind[node_tpl]])
+        chance_prob = np.ones(1 + deals * m)
+        chance_prob[1 + np.arange(deals) * m] = joint[d1, d2]
+        # information sets: (player, own signal, betting node)
+        dec_nodes = [v for v in range(m) if not is_leaf[v]]
+        local = {v: i for i, v in enumerate(dec_nodes)}
+        infoset = np.full(1 + deals * m, -1, dtype=np.int64)
+        n1, n2 = self.sizes
+        base = [0, n1 * len(dec_nodes)]
+        labels, num_actions, iplayer, alabels = [], [], [], []
+        for p, n in ((0, n1), (1, n2)):
+            for s in range(n):
+                for v in dec_nodes:
+                    labels.append(f"{self.names[p][s]}:{tree.history[v]}")
+                    num_actions.append(len(tree.children[v]))
+                    iplayer.append(p if tplayer[v] == p else -1)
+                    alabels.extend(tree.label[k] for k in tree.children[v])
+        # keep only information sets of the node's own player (others are never used)
+        dec = ~is_leaf[node_tpl]
+        own = np.where(tplayer[node_tpl] == 0, d1[node_deal], d2[node_deal])
+        pl = tplayer[node_tpl]
+        loc = np.array([local.get(v, 0) for v in range(m)])[node_tpl]
+        key = np.where(pl == 0, base[0], base[1]) + own * len(dec_nodes) + loc
+        infoset[1:][dec] = key[dec]
+        used = np.unique(infoset[infoset >= 0])
+        remap = np.full(len(labels), -1, dtype=np.int64)
+        remap[used] = np.arange(used.shape[0])
+        infoset = np.where(infoset >= 0, remap[np.maximum(infoset, 0)], -1)
+        starts = np.concatenate([[0], np.cumsum(num_actions)])
+        kept_actions = [alabels[starts[k]:starts[k + 1]] for k in used]
+        # payoffs: expected over the showdown lottery of each deal
+        pay = np.zeros((1 + deals * m, 2))
+        leaves = np.flatnonzero(is_leaf)
+        tp = tree.payoff  # (m, 3, 2)
+        prob = joint[d1, d2]
+        w = np.stack([win[d1, d2], tie[d1, d2], lose[d1, d2]], axis=1) / prob[:, None]  # (deals, 3)
+        for v in leaves:
+            rows = 1 + np.arange(deals) * m + v
+            pay[rows] = w @ tp[v]
+        chance_labels = np.full(1 + deals * m, "", dtype=object)
+        chance_labels[1 + np.arange(deals) * m] = [
+            f"{self.names[0][a]},{self.names[1][b]}" for a, b in zip(d1, d2)
+        ]
+        return ExtensiveGame.from_arrays(
+            parent=parent, player=player, infoset=infoset, action=action,
+            chance_prob=chance_prob, payoffs=pay,
+            infoset_player=np.array(iplayer)[used].astype(np.int32),
+            infoset_num_actions=np.array(num_actions)[used].astype(np.int32),
+            infoset_labels=np.array(labels, dtype=str)[used],
+            action_labels=np.array([a for acts in kept_actions for a in acts], dtype=str),
+            chance_labels=chance_labels.astype(str),
+            title=self.title,
+        )
+
+    def behavior_from_plans(self, sigmas, game: ExtensiveGame, sf) -> list[np.ndarray]:
+        """Behaviour strategies of ``game`` (this game's :meth:`to_extensive`) from plan
+        strategies: at each own node, the plans reaching it vote with their probability."""
+        from .strategy import behavior_from_realization
+
+        tree = self.tree
+        index = {str(lbl): k for k, lbl in enumerate(game.infoset_labels)}
+        behaviors = []
+        for p in (0, 1):
+            ps = sf.players[p]
+            r = np.zeros(ps.num_sequences)
+            r[0] = 1.0
+            sigma = np.asarray(sigmas[p])
+            local_of_global = {int(g): i for i, g in enumerate(ps.infoset_global)}
+            for q, plan in enumerate(tree.plans[p]):
+                for v, a in plan.items():
+                    for s in range(self.sizes[p]):
+                        k = index.get(f"{self.names[p][s]}:{tree.history[v]}")
+                        if k is None or sigma[s, q] == 0:
+                            continue
+                        loc = local_of_global[k]
+                        r[ps.infoset_first_sequence[loc] + a] += sigma[s, q]
+            behaviors.append(behavior_from_realization(ps, r))
+        return behaviors
+
+
+def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, region_plans, num_plans: int) -> np.ndarray:
+    """Mixed plans per signal from thresholds by interval overlap (seed 001 section 6.2).
+
+    ``edges_cdf`` are the CDF values at the signal cells' edges (length cells + 1),
+    ``region_bounds`` the CDF values at the region boundaries (0, thresholds..., 1),
+    ``region_plans`` the plan of each region. Returns (cells, num_plans).
+    """
+    lo, hi = edges_cdf[:-1, None], edges_cdf[1:, None]
+    a, b = region_bounds[None, :-1], region_bounds[None, 1:]
+    overlap = np.clip(np.minimum(hi, b) - np.maximum(lo, a), 0.0, None)  # (cells, regions)
+    width = (hi - lo)[:, 0]
+    out = np.zeros((edges_cdf.shape[0] - 1, num_plans))
+    for r, q in enumerate(region_plans):
+        out[:, q] += overlap[:, r]
+    zero = width <= 0
+    out[~zero] /= width[~zero, None]
+    if np.any(zero):
+        # a signal of probability zero plays the region its position falls in
+        mid = edges_cdf[:-1][zero]
+        r = np.clip(np.searchsorted(region_bounds, mid, side="right") - 1, 0, len(region_plans) - 1)
+        out[np.flatnonzero(zero), np.asarray(region_plans)[r]] = 1.0
+    return out
+
+
+__all__ = [
+    "P1_WINS", "TIE", "P2_WINS", "BettingTree", "SignalDistribution", "BayesianGame",
+    "FiniteSignalGame", "kuhn_betting", "one_street_betting", "river_betting",
+    "plans_from_thresholds",
+]
