@@ -89,3 +89,59 @@ def opponent_realization_plan(lp: LinearProgram, row_duals: np.ndarray) -> np.nd
     """
     b = lp.row_block("best_response")
     return np.clip(np.abs(np.asarray(row_duals)[b.start : b.stop]), 0.0, 1.0)
+
+
+def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: SequenceForm, lift: sp.spmatrix,
+                                 abstract_value: float, player: int = 0, tolerance: float = 1e-9) -> LinearProgram:
+    """Among ``player``'s equilibrium strategies of an abstract game, the one that
+    guarantees most in the original game.
+
+    Columns: ``r`` (the abstract realization plan), ``v_abstract`` and ``v_original``
+    (the opponent's information-set values in each game). Rows: the abstract LP's
+    ``realization`` and ``best_response`` rows, ``equilibrium`` (the abstract guarantee is
+    at least ``abstract_value - tolerance``: r is one of the abstraction's maximin
+    strategies) and ``original_best_response`` (the opponent's best responses in the
+    original game to the lifted plan ``lift @ r``). Maximises ``v_original(root)``.
+    """
+    base = sequence_form_lp(abstract_sf, player)
+    full = sequence_form_lp(original_sf, player)
+    nr = base.col_block("r").size
+    nva = base.col_block("v").size
+    full_r = full.col_block("r")
+    nvf = full.col_block("v").size
+    full_br = full.row_block("best_response")
+    A_full = full.A.tocsr()[full_br.start:full_br.stop]
+    lifted = (A_full[:, full_r.start:full_r.stop] @ lift).tocsc()
+    v_part = A_full[:, full_r.stop:]
+    eq = sp.csr_matrix(([1.0], ([0], [nr])), shape=(1, nr + nva))
+    mat = sp.bmat([
+        [base.A, None],
+        [eq, None],
+        [sp.hstack([lifted, sp.csc_matrix((lifted.shape[0], nva))]), v_part],
+    ], format="csc")
+    m_base = base.num_rows
+    c = np.zeros(nr + nva + nvf)
+    c[nr + nva] = 1.0
+    return LinearProgram(
+        name=f"best_abstract_equilibrium_player{player + 1}",
+        c=c,
+        A=mat,
+        row_lower=np.concatenate([base.row_lower, [abstract_value - tolerance], np.zeros(full_br.size)]),
+        row_upper=np.concatenate([base.row_upper, [np.inf], np.full(full_br.size, np.inf)]),
+        col_lower=np.concatenate([base.col_lower, np.full(nvf, -np.inf)]),
+        col_upper=np.concatenate([base.col_upper, np.full(nvf, np.inf)]),
+        maximize=True,
+        col_blocks=[
+            Block("r", 0, nr, "abstract realization plan"),
+            Block("v_abstract", nr, nr + nva, "opponent's information-set values in the abstraction"),
+            Block("v_original", nr + nva, nr + nva + nvf, "opponent's information-set values in the original game"),
+        ],
+        row_blocks=[
+            *base.row_blocks,
+            Block("equilibrium", m_base, m_base + 1, "abstract guarantee >= the abstraction's value"),
+            Block("original_best_response", m_base + 1, m_base + 1 + full_br.size,
+                  "opponent's sequences in the original game against the lifted plan"),
+        ],
+        objective_doc="what the lifted strategy guarantees in the original game",
+        meta={"player": player},
+    )

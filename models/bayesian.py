@@ -621,6 +621,29 @@ class FiniteSignalGame:
         return behaviors
 
 
+def plans_from_behavior(game: "FiniteSignalGame", efg: ExtensiveGame, sf, behaviors) -> list[np.ndarray]:
+    """Plan strategies (signals, plans) of behaviour strategies of ``efg`` (the game's
+    :meth:`FiniteSignalGame.to_extensive`): a plan's probability is the product of its
+    actions' probabilities (Kuhn's theorem). Signals never dealt get uniform behaviour."""
+    tree = game.tree
+    index = {str(lbl): k for k, lbl in enumerate(efg.infoset_labels)}
+    out = []
+    for p in (0, 1):
+        ps = sf.players[p]
+        local_of_global = {int(g): i for i, g in enumerate(ps.infoset_global)}
+        b = np.asarray(behaviors[p])
+        sigma = np.ones((game.sizes[p], len(tree.plans[p])))
+        for q, plan in enumerate(tree.plans[p]):
+            for v, a in plan.items():
+                n_act = len(tree.children[v])
+                for s in range(game.sizes[p]):
+                    k = index.get(f"{game.names[p][s]}:{tree.history[v]}")
+                    prob = 1.0 / n_act if k is None else b[ps.infoset_first_sequence[local_of_global[k]] + a]
+                    sigma[s, q] *= prob
+        out.append(sigma)
+    return out
+
+
 def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, region_plans, num_plans: int) -> np.ndarray:
     """Mixed plans per signal from thresholds by interval overlap (seed 001 section 6.2).
 
@@ -648,5 +671,5 @@ def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, regi
 __all__ = [
     "P1_WINS", "TIE", "P2_WINS", "BettingTree", "SignalDistribution", "BayesianGame",
     "FiniteSignalGame", "kuhn_betting", "one_street_betting", "river_betting",
-    "plans_from_thresholds",
+    "plans_from_thresholds", "plans_from_behavior",
 ]

@@ -220,3 +220,53 @@ def test_exported_programs_solve_in_highs_and_scip(tmp_path, indicators, suffix)
         h.readModel(str(path))
         h.run()
         assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+
+# ----------------------------------------------------------------------------- abstraction
+def test_one_signal_per_bucket_is_the_game_itself():
+    from equilibria.models.abstraction import uniform_buckets
+
+    fg = load_bayesian("generalized_kuhn:cards=6").finite_game()
+    abst = uniform_buckets(fg, 6)
+    assert solve_game(abst.game.to_extensive()).value == pytest.approx(solve_game(load("generalized_kuhn:cards=6")).value, abs=1e-9)
+
+
+def test_ordered_buckets_of_g_n_are_g_b():
+    from equilibria.models.abstraction import uniform_buckets
+
+    fg = load_bayesian("generalized_kuhn:cards=20").finite_game()
+    abst = uniform_buckets(fg, 5, odds="ordered")
+    assert solve_game(abst.game.to_extensive()).value == pytest.approx(solve_game(load("generalized_kuhn:cards=5")).value, abs=1e-9)
+
+
+def test_exact_buckets_keep_the_deal_probabilities():
+    from equilibria.models.abstraction import uniform_buckets
+
+    fg = load_bayesian("generalized_kuhn:cards=12").finite_game()
+    abst = uniform_buckets(fg, 3)
+    win, tie, lose = abst.game.masses
+    total = win + tie + lose
+    assert total.sum() == pytest.approx(1.0)
+    # a bucket of 4 cards meets itself with probability (4 * 3) / (12 * 11)
+    assert total[0, 0] == pytest.approx(12 / 132)
+    assert win[0, 0] == pytest.approx(lose[0, 0])
+
+
+def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
+    from equilibria.scripts import seed001_figure2
+
+    rows = seed001_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5)
+    for r in rows:
+        assert r["pi_worst_vertex_found"] - 1e-9 <= r["pi_lp_equilibrium"] <= r["pi_best_equilibrium"] + 1e-9
+        assert r["pi_best_equilibrium"] == pytest.approx(r["pi_best_lp_objective"], abs=1e-7)
+        assert r["pi_best_equilibrium"] <= r["v_full"] + 1e-9
+    assert (tmp_path / "figure2.csv").is_file()
+
+
+def test_figure1_script_runs_and_pure_projection_matches_the_paper_at_n50(tmp_path):
+    from equilibria.scripts import seed001_figure1
+
+    rows = seed001_figure1.run([50], tmp_path, plot=False)
+    assert rows[0]["v_ours"] == pytest.approx(-0.0576, abs=5e-5)  # seed 001 Figure 1
+    assert rows[0]["pi_pure"] == pytest.approx(-0.0624, abs=5e-5)  # seed 001 Figure 1
+    assert rows[0]["v_ours"] - 1e-9 >= rows[0]["pi_ours"] >= rows[0]["pi_pure"]
