@@ -18,8 +18,9 @@ paper's numbers; writes figure1.csv and figure1.png.
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
+
+from ._report import finish, pyplot, write_rows
 
 import numpy as np
 
@@ -80,24 +81,15 @@ def run(ns, out: Path, plot: bool = True) -> list[dict]:
         pp = f"{r['pi_paper']:.4f}" if r["pi_paper"] is not None else "-"
         print(f"{r['n']:>5} {vp:>13} {r['v_ours']:>12.6f} {pp:>9} {r['pi_ours']:>11.6f} {r['pi_pure']:>9.6f} "
               f"{r['pi_player2_ours']:>12.6f} {r['exploitability']:>15.2e}")
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "figure1.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(rows, out / "figure1.csv")
     if plot:
         _plot(rows, out / "figure1.png")
     return rows
 
 
 def _plot(rows, path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot (pip install matplotlib)")
+    plt = pyplot()
+    if plt is None:
         return
     n = [r["n"] for r in rows]
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -109,11 +101,7 @@ def _plot(rows, path: Path) -> None:
         ax.plot(*zip(*paper), "x--", label="pi(sigma_n), seed 001")
     ax.set_xlabel("n (cards)")
     ax.set_ylabel("payoff to player 1")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}")
+    finish(fig, ax, path)
 
 
 def main(argv=None) -> int:

@@ -19,8 +19,9 @@ Prints them beside the paper's numbers; writes figure2.csv and figure2.png.
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
+
+from ._report import finish, pyplot, write_rows
 
 PAPER = {2: -0.2305, 5: -0.0667, 10: -0.0593, 25: -0.0569, 50: -0.0562, 125: -0.0560}
 
@@ -90,24 +91,15 @@ def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed
         pp = f"{r['paper']:.4f}" if r["paper"] is not None else "-"
         print(f"{r['abstraction']:>11} {r['buckets']:>8} {pp:>8} {r['pi_lp_equilibrium']:>15.6f} {r['pi_best_equilibrium']:>10.6f} "
               f"{r['pi_worst_vertex_found']:>12.6f} {r['v_full']:>10.6f}")
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "figure2.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(rows, out / "figure2.csv")
     if plot:
         _plot(rows, out / "figure2.png", np)
     return rows
 
 
 def _plot(rows, path: Path, np) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot (pip install matplotlib)")
+    plt = pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for kind, color in (("exact", "C0"), ("ordered", "C1")):
@@ -126,11 +118,7 @@ def _plot(rows, path: Path, np) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("buckets")
     ax.set_ylabel("player 1's payoff against a best response in G_n")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}")
+    finish(fig, ax, path)
 
 
 def main(argv=None) -> int:
