@@ -117,14 +117,15 @@ def project(game: BayesianGame, model: ParametricModel, thresholds, target: Fini
 
 def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | None = None, *,
                     backend: str = "highs", indicators: str | None = None, cells: int = DEFAULT_CELLS,
-                    select: str = "any", time_limit: float | None = None, extensive_check: bool = True,
+                    select: str = "any", min_width: float = 0.0, time_limit: float | None = None, extensive_check: bool = True,
                     verbose: bool = False) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for ``game``, solve it, recover and verify.
 
     ``indicators``: ``native`` (SCIP's indicator constraints; the default with
     ``backend="scip"``), ``bigm`` (default otherwise) or ``hull``. ``select``: ``any``
     (feasibility, the paper's program), ``lowest`` or ``highest`` (the conforming
-    equilibrium with the smallest / largest sum of thresholds; solver-independent). Raises
+    equilibrium with the smallest / largest sum of thresholds; solver-independent).
+    ``min_width``: every region at least this wide (signal units). Raises
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
     """
     t0 = time.perf_counter()
@@ -132,7 +133,7 @@ def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | Non
         game = load_bayesian(game)
     model = resolve_model(game, model)
     indicators = indicators or default_indicators(backend)
-    program = threshold_milfp(game, model, select=select)
+    program = threshold_milfp(game, model, select=select, min_width=min_width)
     t1 = time.perf_counter()
     sol = solve_disjunctive(program.model, backend=backend, indicators=indicators,
                             time_limit=time_limit, verbose=verbose)

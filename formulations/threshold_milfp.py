@@ -66,13 +66,16 @@ def _payoff_difference(game: BayesianGame, p: int, q_lo: int, q_hi: int, q_opp: 
     return float(pay[q_opp, q_lo, outcome, 1] - pay[q_opp, q_hi, outcome, 1])
 
 
-def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "any") -> ThresholdProgram:
+def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "any",
+                    min_width: float = 0.0) -> ThresholdProgram:
     """Build the MILFP of ``model`` for ``game`` (see the module docstring).
 
     ``select`` picks among conforming equilibria when there are several (G_n's player 1
     has a family): ``any`` (the paper's feasibility program: whatever the solver finds
     first), ``lowest`` or ``highest`` (minimise / maximise the sum of the thresholds, so
-    every solver returns the same one).
+    every solver returns the same one). ``min_width`` > 0 makes every region at least that
+    wide in signal units (``region_width`` rows), which rules out answers that satisfy the
+    indifferences only through empty regions.
 
     Raises ModelError when a region's plan is not a plan of the game, or (continuous
     signals) when the order leaves a threshold unplaced against an opponent threshold.
@@ -104,6 +107,19 @@ def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "a
     pairs += [pair for pair in model.order if pair not in pairs]
     m.ORDER = pyo.Set(initialize=[(a, b, v) for a, b in pairs for v in ("t", "x", "y")], dimen=3, ordered=True)
     m.order = pyo.Constraint(m.ORDER, rule=lambda m, a, b, v: getattr(m, v)[a] <= getattr(m, v)[b])
+
+    if min_width > 0:
+        lo_end, hi_end = float(c[0]), float(c[-1])
+
+        def width_rule(m, k):
+            p, j = owner[k]
+            below = m.t[own_list[p][j - 2]] if j > 1 else lo_end
+            return m.t[k] - below >= min_width
+
+        m.region_width = pyo.Constraint(m.THRESHOLDS, rule=width_rule)
+        m.last_region_width = pyo.Constraint(
+            [k for p in (0, 1) for k in own_list[p][-1:]], rule=lambda m, k: hi_end - m.t[k] >= min_width
+        )
 
     # opponent regions as (lower threshold or None, upper threshold or None, plan)
     def opp_regions(p):

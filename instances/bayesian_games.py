@@ -126,6 +126,21 @@ _KUHN_P2 = [
     {"check": "bet", "bet": "call"},
 ]
 
+_R1 = [
+    {"": "bet", "bet-raise": "fold"},
+    {"": "check", "check-bet": "fold"},
+    {"": "check", "check-bet": "call"},
+    {"": "bet", "bet-raise": "fold"},
+    {"": "bet", "bet-raise": "call"},
+]
+_R2_BLUFF, _R2_FOLD = {"check": "bet", "bet": "raise"}, {"check": "bet", "bet": "fold"}
+_R2_REST = [
+    {"check": "check", "bet": "fold"},
+    {"check": "check", "bet": "call"},
+    {"check": "bet", "bet": "call"},
+    {"check": "bet", "bet": "raise"},
+]
+
 _MODELS: dict[str, dict[str, ParametricModel]] = {
     "one_street": {
         "standard": ParametricModel(
@@ -146,6 +161,27 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
             description="player 1 bluffs with the lowest signals, check-folds, check-calls, "
             "bets the highest; player 2 after a check bluffs low and bets high, and calls a "
             "bet with the higher signals",
+        ),
+    },
+    "river": {
+        "standard": ParametricModel(
+            "standard",
+            (_R1, [_R2_BLUFF, _R2_FOLD] + _R2_REST),
+            order=[("2.1", "1.1"), ("1.1", "2.2"), ("2.2", "1.2"), ("1.2", "2.3"), ("2.3", "2.4"),
+                   ("2.4", "1.3"), ("1.3", "1.4"), ("1.4", "2.5")],
+            game="river_endgame",
+            description="player 1 bluffs (folding to a raise), check-folds, check-calls, bets and "
+            "folds to a raise, bets and calls; player 2 bluff-raises and bluff-bets with the "
+            "weakest signals, then check-folds, check-calls, bets and calls, bets and raises",
+        ),
+        "bluff_raise_middle": ParametricModel(
+            "bluff_raise_middle",
+            (_R1, [_R2_FOLD, _R2_REST[0], {"check": "check", "bet": "raise"}] + _R2_REST[1:]),
+            order=[("1.1", "2.1"), ("2.1", "1.2"), ("1.2", "2.2"), ("2.2", "2.3"), ("2.3", "2.4"),
+                   ("2.4", "1.3"), ("1.3", "1.4"), ("1.4", "2.5")],
+            game="river_endgame",
+            description="as 'standard', but player 2's bluff-raises come from the check-fold "
+            "range instead of the weakest signals",
         ),
     },
 }

@@ -104,6 +104,7 @@ def cmd_threshold(args) -> int:
     sol = solve_threshold(
         args.game, args.model, backend=args.backend, indicators=args.indicators,
         cells=args.cells, time_limit=args.time_limit, verbose=args.verbose, select=args.select,
+        min_width=args.min_width,
     )
     if args.write:
         write_disjunctive(sol.program.model, args.write, sol.indicators)
@@ -193,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--select", choices=("any", "lowest", "highest"), default="any",
                    help="which conforming equilibrium: any (feasibility, default), or the lowest / highest "
                    "thresholds (the same answer from every solver)")
+    p.add_argument("--min-width", type=float, default=0.0,
+                   help="every region at least this wide in signal units (rules out empty regions)")
     p.add_argument("--time-limit", type=float, default=None)
     p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")

@@ -270,3 +270,11 @@ def test_figure1_script_runs_and_pure_projection_matches_the_paper_at_n50(tmp_pa
     assert rows[0]["v_ours"] == pytest.approx(-0.0576, abs=5e-5)  # seed 001 Figure 1
     assert rows[0]["pi_pure"] == pytest.approx(-0.0624, abs=5e-5)  # seed 001 Figure 1
     assert rows[0]["v_ours"] - 1e-9 >= rows[0]["pi_ours"] >= rows[0]["pi_pure"]
+
+
+def test_river_endgame_standard_model_is_an_equilibrium_with_its_default_cdfs():
+    sol = solve_threshold("river_endgame")
+    assert sol.is_equilibrium and sol.exploitability < 1e-6
+    # the paper needed several models: with a smaller pot this one has no conforming equilibrium
+    with pytest.raises(ModelInfeasible, match="model 'standard'"):
+        solve_threshold("river_endgame:pot=2")
