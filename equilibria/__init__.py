@@ -13,6 +13,17 @@ from .models import EquilibriaError, ExtensiveGame, GameBuilder
 from .models.efg_io import read_efg, write_efg
 from .models.sequence import SequenceForm
 
+
+
+def __getattr__(name):
+    # the threshold programs import Pyomo, which the sequence-form path does not need
+    if name == "solve_threshold":
+        from .qualitative import solve_threshold
+
+        return solve_threshold
+    raise AttributeError(f"module 'equilibria' has no attribute '{name}'")
+
+
 __all__ = [
     "EquilibriaError",
     "ExtensiveGame",
@@ -22,5 +33,6 @@ __all__ = [
     "load",
     "read_efg",
     "solve_game",
+    "solve_threshold",
     "write_efg",
 ]
