@@ -32,7 +32,10 @@ def assert_value_matches_gambit(game, tmp_path):
     assert ours.exploitability <= 1e-7
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# derandomized: the same 100 games every run, so a game on which a pygambit release is
+# slow or wrong shows up once, not as a random CI failure
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_value_equals_gambit_lp(seed, tmp_path):
     game = random_game(seed)
