@@ -12,13 +12,14 @@ from typing import Callable
 from ..models.efg import ExtensiveGame
 from ..models.errors import UnknownInstanceError
 from .liars_dice import liars_dice
-from .poker import generalized_kuhn, kuhn, leduc
+from .poker import generalized_kuhn, kuhn, leduc, rhode_island
 
 REGISTRY: dict[str, Callable[..., ExtensiveGame]] = {
     "kuhn": kuhn,
     "generalized_kuhn": generalized_kuhn,
     "leduc": leduc,
     "liars_dice": liars_dice,
+    "rhode_island": rhode_island,
 }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import GameError
 from ._grow import Expansion, grow
+from .hands import pair_or_high_card, three_card
 
 DEAL, BOARD = "deal", "board"
 
@@ -112,11 +113,13 @@ def poker_game(
     max_raises=(1,),
     title: str = "",
     card_names: list[str] | None = None,
+    strength=None,
 ) -> ExtensiveGame:
     """Two-player limit poker: one private card each, one board card per extra round.
 
-    Cards ``0 .. ranks*suits - 1`` have rank ``card // suits``. At showdown a private card
-    pairing the board wins, otherwise the higher rank; equal strength splits the pot.
+    Cards ``0 .. ranks*suits - 1`` have rank ``card // suits``. At showdown the higher
+    ``strength(private, board)`` wins (default: a private card pairing the board, then the
+    higher rank; see :mod:`equilibria.instances.hands`); equal strength splits the pot.
     """
     rounds = len(raise_sizes)
     deck = ranks * suits
@@ -143,12 +146,8 @@ def poker_game(
         card_names = [rank_names[c // suits] + (suit_names[c % suits] if suits > 1 else "") for c in range(deck)]
     card_names_arr = np.array(card_names, dtype=object)
 
-    def strength(private, board):
-        r = private // suits
-        if board.shape[1] == 0:
-            return r
-        paired = np.any((board // suits) == r[:, None], axis=1)
-        return r + np.where(paired, ranks, 0)
+    if strength is None:
+        strength = pair_or_high_card(ranks, suits)
 
     def expand(state):
         tpl = state["tpl"]
@@ -225,6 +224,17 @@ def generalized_kuhn(cards: int = 3) -> ExtensiveGame:
     return poker_game(
         cards, 1, 1.0, (1.0,), (1,), title=f"Generalized Kuhn poker G_{cards}",
         card_names=[str(i + 1) for i in range(cards)],
+    )
+
+
+def rhode_island(ranks: int = 13, suits: int = 4) -> ExtensiveGame:
+    """Rhode Island hold'em: ante 5; one private card each; three betting rounds (bets 10,
+    20, 20; a bet and at most two raises per round) with a board card before the second
+    and the third; the best 3-card hand wins. ``ranks``/``suits`` shrink the deck (the
+    full game's tree has about 3 billion nodes: use the ordered-game form instead)."""
+    return poker_game(
+        ranks, suits, 5.0, (10.0, 20.0, 20.0), (3, 3, 3),
+        title=f"Rhode Island hold'em ({ranks} ranks, {suits} suits)", strength=three_card(ranks, suits),
     )
 
 

@@ -62,6 +62,39 @@ class PlayerSequences:
         return e
 
 
+def build_player_sequences(p: int, infoset_global, num_actions, parent_sequence) -> PlayerSequences:
+    """PlayerSequences from each information set's number of actions and parent sequence
+    (information sets numbered so that sequences follow them in order)."""
+    ks = np.asarray(infoset_global, dtype=np.int64)
+    na = np.asarray(num_actions, dtype=np.int64)
+    first = 1 + np.cumsum(na) - na
+    parent_seq = np.asarray(parent_sequence, dtype=np.int64)
+    n = 1 + int(na.sum())
+    seq_infoset = np.full(n, -1, dtype=np.int64)
+    seq_infoset[1:] = np.repeat(np.arange(ks.shape[0]), na)
+    seq_action = np.full(n, -1, dtype=np.int64)
+    seq_action[1:] = np.arange(n - 1) - np.repeat(first - 1, na)
+    # own depth, one sweep per level of the player's information-set forest
+    depth = np.zeros(ks.shape[0], dtype=np.int64)
+    parent_infoset = seq_infoset[parent_seq]
+    has_parent = parent_infoset >= 0
+    for _ in range(ks.shape[0] + 1):
+        new = np.where(has_parent, depth[np.maximum(parent_infoset, 0)] + 1, 0)
+        if np.array_equal(new, depth):
+            break
+        depth = new
+    return PlayerSequences(
+        player=p,
+        infoset_global=ks,
+        infoset_num_actions=na,
+        infoset_first_sequence=first,
+        infoset_parent_sequence=parent_seq,
+        infoset_depth=depth,
+        sequence_infoset=seq_infoset,
+        sequence_action=seq_action,
+    )
+
+
 class SequenceForm:
     """Sequences, constraint matrices and chance-weighted payoff entries of a game."""
 
@@ -79,33 +112,23 @@ class SequenceForm:
     @staticmethod
     def _player_sequences(game: ExtensiveGame, p: int, infoset_parent_sequence: np.ndarray) -> PlayerSequences:
         ks = np.flatnonzero(game.infoset_player == p)
-        na = game.infoset_num_actions[ks].astype(np.int64)
-        first = 1 + np.cumsum(na) - na
-        parent_seq = infoset_parent_sequence[ks]
-        n = 1 + int(na.sum())
-        seq_infoset = np.full(n, -1, dtype=np.int64)
-        seq_infoset[1:] = np.repeat(np.arange(ks.shape[0]), na)
-        seq_action = np.full(n, -1, dtype=np.int64)
-        seq_action[1:] = np.arange(n - 1) - np.repeat(first - 1, na)
-        # own depth, one sweep per level of the player's information-set forest
-        depth = np.zeros(ks.shape[0], dtype=np.int64)
-        parent_infoset = seq_infoset[parent_seq]
-        has_parent = parent_infoset >= 0
-        for _ in range(ks.shape[0] + 1):
-            new = np.where(has_parent, depth[np.maximum(parent_infoset, 0)] + 1, 0)
-            if np.array_equal(new, depth):
-                break
-            depth = new
-        return PlayerSequences(
-            player=p,
-            infoset_global=ks,
-            infoset_num_actions=na,
-            infoset_first_sequence=first,
-            infoset_parent_sequence=parent_seq,
-            infoset_depth=depth,
-            sequence_infoset=seq_infoset,
-            sequence_action=seq_action,
-        )
+        return build_player_sequences(p, ks, game.infoset_num_actions[ks], infoset_parent_sequence[ks])
+
+    @classmethod
+    def from_parts(cls, players: list[PlayerSequences], terminal_sequences, terminal_chance, terminal_payoffs,
+                   game=None) -> "SequenceForm":
+        """A sequence form given directly: per player its sequences, and the payoff entries
+        (each with the players' sequences, a chance weight and payoffs). Used for games
+        never expanded into a tree, such as abstractions built from their signal classes.
+        ``terminal_nodes`` are the entries' indices."""
+        sf = cls.__new__(cls)
+        sf.game = game
+        sf.players = list(players)
+        sf.terminal_sequences = np.asarray(terminal_sequences)
+        sf.terminal_chance = np.asarray(terminal_chance, dtype=np.float64)
+        sf.terminal_payoffs = np.asarray(terminal_payoffs, dtype=np.float64)
+        sf.terminal_nodes = np.arange(sf.terminal_sequences.shape[0])
+        return sf
 
     @property
     def num_players(self) -> int:

@@ -5,6 +5,8 @@
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
     equilibria threshold GAME [--model NAME|FILE.json] [--backend B] [--indicators native|bigm|hull]
                                 [--select any|lowest|highest] [--json]
+    equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
+    equilibria solve GAME --shrink [--threshold T]
     equilibria backends
 
 GAME is a registered name with parameters (``leduc:ranks=4``), a bundled game or a path to
@@ -30,6 +32,9 @@ def _load(spec: str):
 
 def cmd_solve(args) -> int:
     from ..api import solve_game
+
+    if args.shrink:
+        return _solve_shrunk(args)
 
     game, t_game = _load(args.game)
     sol = solve_game(
@@ -57,6 +62,56 @@ def cmd_solve(args) -> int:
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + f"; total {total:.3f}")
     if args.strategy_out:
         print(f"strategies      written to {args.strategy_out}")
+    return 0
+
+
+def _print_shrink(report) -> None:
+    d = report.to_dict()
+    print(f"game             {report.game.name}" + (f"  (lossy, threshold {report.threshold:g})" if report.threshold else "  (lossless)"))
+    print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
+    for p in (1, 2):
+        parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in d["classes"][f"player{p}"])
+        print(f"player {p} views   {parts}")
+    print(f"infosets         {d['infosets_before'][0]:,} -> {d['infosets_after'][0]:,} per player")
+    print(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
+    print(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
+    print(f"LP nonzeros      {d['nonzeros_after']:,} (shrunk)")
+    print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
+    print(f"peak memory      {d['peak_mb']:,.0f} MB")
+
+
+def cmd_shrink(args) -> int:
+    from ..shrink import shrink
+    from ..solvers import write_problem
+
+    report = shrink(args.game, args.threshold, progress=args.verbose)
+    if args.write:
+        write_problem(report.lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return 0
+    _print_shrink(report)
+    if args.write:
+        print(f"shrunk LP        written to {args.write}")
+    return 0
+
+
+def _solve_shrunk(args) -> int:
+    from ..shrink import solve_shrunk
+
+    sol = solve_shrunk(args.game, args.threshold, backend=args.backend, method=args.method, progress=args.verbose)
+    if args.json:
+        print(json.dumps(sol.to_dict(), indent=2))
+        return 0
+    _print_shrink(sol.report)
+    print(f"value (player 1) {sol.value:.12f}  (shrunk LP, {sol.status})")
+    print(f"exploitability   {sol.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
+    if sol.exploitability is None:
+        print("                 the original game is too large to expand for certification")
+    else:
+        print(f"                 {sol.exploitability:.3e} of the lifted strategies in the original game "
+              f"({sol.original_nodes:,} nodes)")
+    print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     return 0
 
 
@@ -169,7 +224,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--strategy-out", metavar="FILE.csv", help="write both strategies as CSV")
     p.add_argument("--verbose", action="store_true", help="show the solver's log")
+    p.add_argument("--shrink", action="store_true",
+                   help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)")
+    p.add_argument("--threshold", type=float, default=0.0, help="with --shrink: lossy GameShrink threshold")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
+    p.add_argument("game", help="kuhn, generalized_kuhn:cards=N, leduc:ranks=R,suits=S, rhode_island[:ranks=R,suits=S]")
+    p.add_argument("--threshold", type=float, default=0.0,
+                   help="lossy merge threshold (matching cost per opponent card; 0: lossless)")
+    p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="print progress")
+    p.set_defaults(func=cmd_shrink)
 
     p = sub.add_parser("info", help="print the size of a game")
     p.add_argument("game")

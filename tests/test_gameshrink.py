@@ -1,0 +1,146 @@
+"""GameShrink on games with ordered signals (seed 000): published sizes, values equal to the
+unshrunk LP's, lifted strategies certified in the original game."""
+import json
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import pytest
+
+from equilibria import load, solve_game
+from equilibria.instances.hands import three_card
+from equilibria.instances.ordered_games import load_ordered
+from equilibria.models.ordered import (
+    SignalSpace,
+    UnionFind,
+    colex_index,
+    game_shrink,
+    ordered_game_isomorphic,
+)
+from equilibria.scripts.cli import main
+from equilibria.shrink import shrink, solve_shrunk
+
+
+def test_leduc_merges_the_suits_and_keeps_the_value():
+    sol = solve_shrunk("leduc")
+    assert sol.report.infosets_before == [468, 468]
+    assert sol.report.infosets_after == [144, 144]
+    assert sol.value == pytest.approx(-0.085606424078, abs=1e-8)  # published value
+    assert sol.exploitability <= 1e-7
+
+
+@pytest.mark.parametrize("ranks", [4, 5, 6, 7, 8])
+def test_leduc_shrunk_value_equals_unshrunk(ranks):
+    sol = solve_shrunk(f"leduc:ranks={ranks}")
+    full = solve_game(load(f"leduc:ranks={ranks}"))
+    assert sol.value == pytest.approx(full.value, abs=1e-8)
+    assert sol.exploitability <= 1e-7
+    assert sol.report.infosets_after[0] < sol.report.infosets_before[0]
+
+
+@pytest.mark.parametrize("deck", [(2, 2), (4, 1)])
+def test_rhode_island_small_decks(deck):
+    ranks, suits = deck
+    spec = f"rhode_island:ranks={ranks},suits={suits}"
+    sol = solve_shrunk(spec)
+    full = solve_game(load(spec))
+    assert sol.value == pytest.approx(full.value, abs=1e-8)
+    assert sol.exploitability <= 1e-7
+
+
+@pytest.mark.slow
+def test_rhode_island_three_ranks_two_suits():
+    spec = "rhode_island:ranks=3,suits=2"
+    sol = solve_shrunk(spec)
+    full = solve_game(load(spec))
+    assert sol.value == pytest.approx(full.value, abs=1e-8)
+    assert sol.exploitability <= 1e-7
+
+
+def test_generalized_kuhn_has_no_lossless_merge_and_the_lossy_sweep_runs():
+    report = shrink("generalized_kuhn:cards=30")
+    assert report.infosets_after == report.infosets_before
+    sizes = [shrink("generalized_kuhn:cards=30", t).lp.num_rows for t in (0.1, 0.3, 1.0)]
+    assert sizes[0] < report.lp.num_rows and sizes == sorted(sizes, reverse=True)
+    lossy = solve_shrunk("generalized_kuhn:cards=30", 0.1)
+    assert lossy.exploitability > 0  # lossy: the guarantee is measured, not promised
+
+
+def test_rhode_island_sizes_without_building_anything():
+    game = load_ordered("rhode_island")
+    assert game.signal_tree_nodes() == 6_632_705  # seed 000 / REFERENCE.md
+    size = game.unabstracted_lp_size()
+    assert size["rows"] == 91_224_226 and size["columns"] == 91_224_226
+
+
+def test_three_card_hand_frequencies():
+    # the standard counts of 3-card poker hands from a 52-card deck
+    hands = np.array(list(combinations(range(52), 3)))
+    strength = three_card(13, 4)(hands[:, 0], hands[:, 1:])
+    category = strength // 16 ** 3
+    counts = np.bincount(category, minlength=6)
+    # high card, pair, flush, straight, three of a kind, straight flush
+    assert counts.tolist() == [16440, 3744, 1096, 720, 52, 48]
+
+
+def test_colex_index_is_a_bijection_onto_the_subsets():
+    for n, k in ((7, 3), (10, 2)):
+        subsets = np.array(list(combinations(range(n), k)))
+        idx = colex_index(subsets[:, ::-1])  # order inside a row does not matter
+        assert sorted(idx.tolist()) == list(range(comb(n, k)))
+
+
+def test_hashing_classes_agree_with_the_matching_test():
+    """Seed 000's recursive perfect-matching test on the explicit signal tree (player 1's
+    card, player 2's card, board card; leaves = showdown outcome) merges the same player-1
+    cards as GameShrink's hashed classes."""
+    for spec in ("leduc", "leduc:ranks=3,suits=3", "generalized_kuhn:cards=5"):
+        game = load_ordered(spec)
+        space = SignalSpace(game)
+        final = space.states[-1]
+        children, leaf = {}, {}
+        for row, out in zip(map(tuple, final), space.outcome):
+            leaf[row] = int(out)
+            for depth in range(1, len(row)):
+                children.setdefault(row[:depth], set()).add(row[: depth + 1])
+        tree = {node: [(1.0 / len(kids), kid) for kid in sorted(kids)] for node, kids in children.items()}
+        classes = game_shrink(game, space).classes[0][0]
+        cards = list(range(game.deck))
+        for a in cards:
+            for b in cards:
+                iso = ordered_game_isomorphic(tree, leaf, (a,), (b,))
+                assert iso == (classes[a] == classes[b]), (spec, a, b)
+
+
+def test_union_find_groups():
+    uf = UnionFind(6)
+    uf.union_groups(np.array([3, 1, 3, 2, 1, 9]))
+    c = uf.classes()
+    assert c[0] == c[2] and c[1] == c[4] and len(set(c.tolist())) == 4
+
+
+def test_cli_shrink_json_and_solve_shrink(capsys):
+    assert main(["shrink", "leduc", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"signal_tree_nodes", "rows_before", "rows_after", "columns_after", "nonzeros_after"} <= set(out)
+    assert out["signal_tree_nodes"] == 1 + 6 + 30 + 120 and out["rows_before"] == 1562
+    assert main(["solve", "leduc", "--shrink"]) == 0
+    text = capsys.readouterr().out
+    assert "-0.085606424078" in text and "lifted strategies in the original game" in text
+
+
+def test_cli_shrink_refuses_games_without_ordered_signals(capsys):
+    assert main(["shrink", "liars_dice"]) == 2
+    assert "known: generalized_kuhn, kuhn, leduc, rhode_island" in capsys.readouterr().err
+
+
+def test_shrunk_lp_exports(tmp_path):
+    import highspy
+
+    path = tmp_path / "leduc_shrunk.mps"
+    assert main(["shrink", "leduc", "--write", str(path)]) == 0
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(-0.085606424078, abs=1e-8)
