@@ -357,38 +357,67 @@ def _last_round_histograms(game: OrderedGame, space: SignalSpace, i: int) -> np.
     return hist[key]
 
 
-def lossy_last_round_classes(game: OrderedGame, space: SignalSpace, i: int, threshold: float) -> np.ndarray:
+def lossy_last_round_classes(game: OrderedGame, space: SignalSpace, i: int, threshold: float,
+                             lossless: InformationFilter) -> np.ndarray:
     """Seed 000's lossy merge at the last round: sibling views (same parent view) merge
     when a min-cost perfect matching of their opponent cards costs at most ``threshold``
-    per card. Matching cost is the difference in showdown outcome (lose 0, tie 1, win 2),
-    so the minimum is the earth mover's distance of their win/tie/lose histograms."""
-    h = _last_round_histograms(game, space, i).astype(np.float64)
-    n = h.sum(axis=1, keepdims=True)
-    frac = h / np.maximum(n, 1)
+    per card. Pairing two opponent cards costs half the difference of the showdown
+    outcomes (lose 0, tie 1, win 2, so a win against a loss costs 1) plus
+    ``class_cost`` = 1/2 when the opponent's (lossless) classes differ. The matching pairs
+    identical (class, outcome) cards first and the rest by outcome (an earth mover's
+    distance), which is optimal for these costs. Views are taken in order of showdown
+    equity within each sibling group and join the current cluster while their cost to its
+    first view is within the threshold (clusters of bounded diameter)."""
+    class_cost = 0.5
     R = game.rounds
-    parent = space.parent_view(i, R - 1) if R > 1 else np.zeros(h.shape[0], dtype=np.int64)
-    equity = frac[:, 0] + 0.5 * frac[:, 1]
-    order = np.lexsort((equity, parent))
-    f = frac[order]
-    par = parent[order]
-    cluster = np.empty(h.shape[0], dtype=np.int64)
-    # greedy clusters of bounded diameter along equity: a view joins the current cluster
-    # while its matching cost to the cluster's first view is at most the threshold
+    r = R - 1
+    o = 1 - i
+    vi = space.view_index[i][r]
+    opp_class = lossless.classes[o][r][space.view_index[o][r]]
+    result = space.outcome.astype(np.int64) * (1 if i == 0 else -1)  # +1: this player wins
+    key = opp_class * 3 + (result + 1)
+    order_rows = np.argsort(vi, kind="stable")
+    n_views = space.view_codes[i][r].shape[0]
+    block = np.sort(key[order_rows].reshape(n_views, -1), axis=1)
+    m = block.shape[1]
+    equity = ((result[order_rows] + 1) / 2.0).reshape(n_views, -1).mean(axis=1)
+    parent = space.parent_view(i, r) if R > 1 else np.zeros(n_views, dtype=np.int64)
+    base = lossless.classes[i][r]
+    order = np.lexsort((base, equity, parent))
+    cluster = np.empty(n_views, dtype=np.int64)
     current, anchor = -1, -1
-    for pos in range(h.shape[0]):
-        if anchor < 0 or par[pos] != par[anchor] or (
-            abs(f[pos, 0] - f[anchor, 0]) + abs(f[pos, 0] + f[pos, 1] - f[anchor, 0] - f[anchor, 1])
-        ) > threshold + 1e-12:
-            current += 1
-            anchor = pos
-        cluster[order[pos]] = current
-    # label clusters by the multiset of their members' histograms, so that isomorphic
-    # clusters under different parents get the same label and can merge further up
-    hid = _row_ids(h.astype(np.int64))
+    for v in order:
+        if anchor >= 0 and parent[v] == parent[anchor]:
+            if base[v] == base[anchor]:
+                cluster[v] = current
+                continue
+            common = np.intersect1d(block[v], block[anchor])
+            left_a = np.bincount(block[anchor] % 3, minlength=3).astype(float)
+            left_v = np.bincount(block[v] % 3, minlength=3).astype(float)
+            shared = 0
+            if common.size:
+                ca = np.searchsorted(block[anchor], common, side="right") - np.searchsorted(block[anchor], common)
+                cv = np.searchsorted(block[v], common, side="right") - np.searchsorted(block[v], common)
+                both = np.minimum(ca, cv)
+                shared = int(both.sum())
+                taken = np.bincount(common % 3, weights=both, minlength=3)
+                left_a -= taken
+                left_v -= taken
+            d = np.cumsum(left_a - left_v)
+            emd = 0.5 * (abs(d[0]) + abs(d[1]))
+            cost = (class_cost * (m - shared) + emd) / m
+            if cost <= threshold + 1e-12:
+                cluster[v] = current
+                continue
+        current += 1
+        anchor = v
+        cluster[v] = current
+    # label clusters by the multiset of their members' lossless classes, so that
+    # isomorphic clusters under different parents get the same label
     rng = np.random.default_rng(20070101)
-    token = rng.integers(1, 2**62, size=int(hid.max()) + 1, dtype=np.int64).astype(np.uint64)
+    token = rng.integers(1, 2**62, size=int(base.max()) + 1, dtype=np.int64).astype(np.uint64)
     signature = np.zeros(current + 1, dtype=np.uint64)
-    np.add.at(signature, cluster, token[hid])
+    np.add.at(signature, cluster, token[base])
     size = np.bincount(cluster, minlength=current + 1)
     labels = _row_ids(signature.view(np.int64), size)
     return labels[cluster]
@@ -400,9 +429,10 @@ def game_shrink(game: OrderedGame, space: SignalSpace | None = None, use_histogr
 
     ``use_histograms`` seeds the last round's views with seed 000's win/tie/lose histogram
     database (a necessary condition for two views to merge), which saves fixpoint rounds.
-    ``threshold`` > 0 gives the lossy variant: last-round sibling views merge when their
-    matching cost per opponent card is at most ``threshold``
-    (:func:`lossy_last_round_classes`); the rounds above are then shrunk exactly.
+    ``threshold`` > 0 gives the lossy variant: after the lossless shrink, last-round
+    sibling views merge when their matching cost per opponent card is at most
+    ``threshold`` (:func:`lossy_last_round_classes`; 0 < threshold < 1); the rounds above
+    are then shrunk exactly on top of those merges.
     """
     t0 = time.perf_counter()
     space = space or SignalSpace(game)
@@ -411,8 +441,9 @@ def game_shrink(game: OrderedGame, space: SignalSpace | None = None, use_histogr
     cls = [[np.zeros(space.view_codes[i][r].shape[0], dtype=np.int64) for r in range(R)] for i in (0, 1)]
     lossy = threshold > 0
     if lossy:
+        exact = game_shrink(game, space, use_histograms, progress=False)
         for i in (0, 1):
-            cls[i][R - 1] = lossy_last_round_classes(game, space, i, threshold)
+            cls[i][R - 1] = lossy_last_round_classes(game, space, i, threshold, exact)
     elif use_histograms:
         for i in (0, 1):
             cls[i][R - 1] = _row_ids(_last_round_histograms(game, space, i))
@@ -561,7 +592,10 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     max_seq = max(p.num_sequences for p in players)
     seqs = np.zeros((total, 2), dtype=np.int32 if max_seq < 2**31 else np.int64)
     chance = np.empty(total)
-    pays = np.empty((total, 2))
+    # chips are small whole numbers: float32 holds them exactly and halves the payoff table
+    chips = np.array([c for v in t.terminals for c in t.contrib[v]], dtype=np.float64)
+    exact32 = np.array_equal(chips.astype(np.float32).astype(np.float64), chips)
+    pays = np.empty((total, 2), dtype=np.float32 if exact32 else np.float64)
     at = 0
     for v in t.terminals:
         r = t.round[v]

@@ -126,7 +126,7 @@ class SequenceForm:
         sf.players = list(players)
         sf.terminal_sequences = np.asarray(terminal_sequences)
         sf.terminal_chance = np.asarray(terminal_chance, dtype=np.float64)
-        sf.terminal_payoffs = np.asarray(terminal_payoffs, dtype=np.float64)
+        sf.terminal_payoffs = np.asarray(terminal_payoffs)  # float32 where payoffs fit exactly
         sf.terminal_nodes = np.arange(sf.terminal_sequences.shape[0])
         return sf
 
