@@ -624,6 +624,69 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     return FilteredGame(game, filt, sf, first_infoset, seconds=time.perf_counter() - t0)
 
 
+def filtered_extensive(fg: FilteredGame):
+    """The filtered game as an :class:`ExtensiveGame` (small games; a cross-check of
+    :func:`filtered_sequence_form`): chance deals pairs of classes, round by round, with
+    the conditional probabilities of the original deal; players see their own class;
+    showdowns pay the expected outcome of the final pair of classes."""
+    from .efg import GameBuilder
+
+    game, filt = fg.game, fg.filter
+    space = filt.space
+    raw = game.betting
+    R = game.rounds
+    ncls2 = [filt.num_classes(1, r) for r in range(R)]
+    pair_of_state = []
+    for r in range(R):
+        k1 = filt.classes[0][r][space.view_index[0][r]]
+        k2 = filt.classes[1][r][space.view_index[1][r]]
+        pair_of_state.append(k1 * ncls2[r] + k2)
+    first = {}
+    u, cnt = np.unique(pair_of_state[0], return_counts=True)
+    first = dict(zip(u.tolist(), (cnt / cnt.sum()).tolist()))
+    trans = []
+    for r in range(1, R):
+        parent_state = np.arange(space.states[r].shape[0]) // space.children_per_state[r - 1]
+        key = np.stack([pair_of_state[r - 1][parent_state], pair_of_state[r]], axis=1)
+        uk, cnt = np.unique(key, axis=0, return_counts=True)
+        table = {}
+        for (a, b), c in zip(uk.tolist(), cnt.tolist()):
+            table.setdefault(a, []).append((b, c))
+        trans.append({a: [(b, c / sum(x for _, x in lst)) for b, c in lst] for a, lst in table.items()})
+    out = space.outcome.astype(np.float64)
+    expected = {}
+    uf, inv = np.unique(pair_of_state[R - 1], return_inverse=True)
+    means = np.bincount(inv.reshape(-1), weights=out) / np.bincount(inv.reshape(-1))
+    expected = dict(zip(uf.tolist(), means.tolist()))
+    b = GameBuilder(title=f"{game.name}, filtered")
+
+    def walk(node, v, r, pair):
+        kind = raw.kind[v]
+        if kind == CHANCE:
+            if raw.deal_slot[v] < 2:  # private cards: dealt as the first pair of classes
+                return walk(node, raw.children[v][0], r, pair)
+            nxt = trans[r][pair]
+            kids = b.chance(node, [(f"pair {q}", pr) for q, pr in nxt])
+            for kid, (q, _) in zip(kids, nxt):
+                walk(kid, raw.children[v][0], r + 1, q)
+            return
+        if kind == TERMINAL:
+            c1, c2 = raw.contrib[v]
+            f = raw.folder[v]
+            p1 = -c1 if f == 0 else (c2 if f == 1 else expected[pair] * c2)
+            b.terminal(node, [p1, -p1])
+            return
+        k = pair // ncls2[r] if kind == 0 else pair % ncls2[r]
+        kids = b.decision(node, int(kind), f"{k}:{raw.history[v]}", list(raw.labels[v]))
+        for kid, c in zip(kids, raw.children[v]):
+            walk(kid, c, r, pair)
+
+    roots = b.chance(b.root, [(f"pair {q}", pr) for q, pr in first.items()])
+    for node, q in zip(roots, first):
+        walk(node, 0, 0, q)
+    return b.build()
+
+
 def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> list[np.ndarray]:
     """Behaviour strategies of the full game (``game.to_extensive()``) that play, at every
     information set, the strategy of its class in the filtered game (seed 000's lifting)."""
@@ -670,6 +733,6 @@ def _parse_cards(text: str, names_sorted, name_to_card) -> list[int]:
 
 __all__ = [
     "OrderedGame", "BettingTemplate", "SignalSpace", "UnionFind", "InformationFilter", "FilteredGame",
-    "identity_filter", "game_shrink", "ordered_game_isomorphic", "filtered_sequence_form", "lift_behavior",
+    "identity_filter", "game_shrink", "filtered_extensive", "ordered_game_isomorphic", "filtered_sequence_form", "lift_behavior",
     "colex_index", "outcome_histograms", "lossy_last_round_classes",
 ]

@@ -144,3 +144,31 @@ def test_shrunk_lp_exports(tmp_path):
     h.readModel(str(path))
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(-0.085606424078, abs=1e-8)
+
+
+@pytest.mark.parametrize("spec", ["leduc", "leduc:ranks=4,suits=3", "rhode_island:ranks=2,suits=2"])
+def test_filtered_game_as_a_tree_matches_the_directly_built_lp(spec):
+    from equilibria.models.ordered import filtered_extensive
+    from equilibria.solvers import solve
+
+    report = shrink(spec)
+    tree = filtered_extensive(report.filtered)
+    assert list(tree.counts().infosets) == report.infosets_after
+    assert solve_game(tree).value == pytest.approx(solve(report.lp).objective, abs=1e-9)
+
+
+def test_lossy_with_a_small_threshold_keeps_the_lossless_abstraction():
+    sol = solve_shrunk("leduc", 0.1)
+    assert sol.report.infosets_after == [144, 144]
+    assert sol.exploitability <= 1e-7
+    coarse = solve_shrunk("leduc", 0.9)
+    assert coarse.report.infosets_after[0] < 144 and coarse.exploitability > 1e-3
+
+
+def test_sweep_script_writes_its_table(tmp_path):
+    from equilibria.scripts import gameshrink_sweep
+
+    rows = gameshrink_sweep.run("generalized_kuhn:cards=12", [0.3, 0], tmp_path, plot=False)
+    assert rows[-1]["threshold"] == 0 and rows[-1]["exploitability"] <= 1e-9
+    assert rows[0]["rows"] < rows[-1]["rows"]
+    assert (tmp_path / "sweep_generalized_kuhn_cards12.csv").is_file()
