@@ -32,7 +32,9 @@ GAMES = [
     "generalized_kuhn:cards=50", "generalized_kuhn:cards=100", "generalized_kuhn:cards=1000",
     "generalized_kuhn:cards=10000",
 ]
-TOOLS = ["equilibria", "openspiel", "gambit"]
+TOOLS = ["equilibria", "equilibria_shrink", "openspiel", "gambit"]
+#: games with ordered signals, which GameShrink (equilibria_shrink) applies to
+ORDERED = ("kuhn", "leduc", "generalized_kuhn")
 FIELDS = [
     "game", "tool", "status", "nodes", "value", "exploitability", "seconds_game", "seconds_lp_build",
     "seconds_transfer", "seconds_solve", "seconds_certify", "seconds_total", "peak_mb", "rows",
@@ -124,20 +126,22 @@ def print_table(rows: list[dict]) -> str:
     by = {(r["game"], r["tool"]): r for r in rows}
     games = list(dict.fromkeys(r["game"] for r in rows))
     lines = [
-        "| game | nodes | equilibria s | OpenSpiel s | pygambit s | vs OpenSpiel | vs pygambit | exploitability | peak MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| game | nodes | equilibria s | equilibria --shrink s | OpenSpiel s | pygambit s | vs OpenSpiel | "
+        "--shrink vs OpenSpiel | vs pygambit | exploitability | peak MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for g in games:
         ours = by.get((g, "equilibria"))
         cells = [g, f"{tree_size(g):,}" if tree_size(g) else "?"]
         cells += [fmt_seconds(by.get((g, t))) if (g, t) in by else "n/a" for t in TOOLS]
-        for t in ("openspiel", "gambit"):
+        shrunk = by.get((g, "equilibria_shrink"))
+        for mine, t in ((ours, "openspiel"), (shrunk, "openspiel"), (ours, "gambit")):
             peer = by.get((g, t))
             ok = lambda r: r is not None and r.get("status") in ("optimal", "unknown") and r.get("seconds_total")
-            if ok(ours) and ok(peer):
-                ratio = float(peer["seconds_total"]) / float(ours["seconds_total"])
+            if ok(mine) and ok(peer):
+                ratio = float(peer["seconds_total"]) / float(mine["seconds_total"])
                 cells.append(f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x")
-            elif ok(ours) and peer is not None and peer.get("status") in ("time limit", "memory limit", "skipped"):
+            elif ok(mine) and peer is not None and peer.get("status") in ("time limit", "memory limit", "skipped"):
                 cells.append(f"> {peer.get('status')}")
             else:
                 cells.append("")
@@ -159,7 +163,7 @@ def plot(rows: list[dict], path: Path) -> None:
         print("matplotlib not installed: no plot")
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for tool, marker in zip(TOOLS, "osd"):
+    for tool, marker in zip(TOOLS, "o^sd"):
         pts = sorted(
             (float(r["nodes"]), float(r["seconds_total"]))
             for r in rows
@@ -168,7 +172,7 @@ def plot(rows: list[dict], path: Path) -> None:
         if pts:
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="", label=tool)
     top = ax.get_ylim()[1]  # runs that passed a limit are marked along the top
-    for tool, color in zip(TOOLS, ("C0", "C1", "C2")):
+    for tool, color in zip(TOOLS, ("C0", "C3", "C1", "C2")):
         failed = [float(r["nodes"]) for r in rows
                   if r["tool"] == tool and r.get("status") in ("time limit", "memory limit") and r.get("nodes")]
         if failed:
@@ -216,6 +220,8 @@ def main(argv=None) -> int:
             for tool in tools:
                 if tool == "openspiel" and family(game) == "generalized_kuhn":
                     continue  # OpenSpiel has no generalized Kuhn poker
+                if tool == "equilibria_shrink" and family(game) not in ORDERED:
+                    continue  # GameShrink needs ordered signals
                 key = (tool, family(game))
                 if key in failed_family:
                     row = {"game": game, "tool": tool, "nodes": tree_size(game), "status": "skipped",
