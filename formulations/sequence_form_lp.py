@@ -46,7 +46,9 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     Ap = A if p == 0 else A.T  # indexed [s_p, s_o]
     n_r, n_v = Ep.shape[1], Eo.shape[0]
     # column-wise, the layout HiGHS takes, so no conversion happens on the way in
-    mat = sp.bmat([[Ep.tocsc(), None], [Ap.T.tocsc(), -Eo.T.tocsc()]], format="csc")
+    left = _stack_columns(Ep.tocsc(), Ap.T.tocsc())
+    right = _stack_columns(sp.csc_matrix((Ep.shape[0], n_v)), -Eo.T.tocsc())
+    mat = sp.hstack([left, right], format="csc")
     m_real, m_br = Ep.shape[0], Eo.shape[1]
     c = np.zeros(n_r + n_v)
     c[n_r] = 1.0
@@ -74,6 +76,30 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
         objective_doc="v(root): the value guaranteed to the player",
         meta={"player": p, "opponent": o},
     )
+
+
+def _stack_columns(top: sp.csc_matrix, bottom: sp.csc_matrix) -> sp.csc_matrix:
+    """``vstack([top, bottom])`` for CSC matrices, merged column by column in one pass
+    (scipy's vstack of CSC goes through a COO copy, which dominates memory at 1e8 entries)."""
+    n = top.shape[1]
+    nt, nb = np.diff(top.indptr), np.diff(bottom.indptr)
+    indptr = top.indptr.astype(np.int64) + bottom.indptr.astype(np.int64)
+    nnz = int(indptr[-1])
+    data = np.empty(nnz, dtype=np.result_type(top.dtype, bottom.dtype))
+    index_type = np.int32 if top.shape[0] + bottom.shape[0] < 2**31 and nnz < 2**31 else np.int64
+    indices = np.empty(nnz, dtype=index_type)
+    # where each column's entries start, then the offset within the column
+    shift_t = np.repeat(indptr[:-1] - top.indptr[:-1], nt)
+    dest = np.arange(top.nnz, dtype=np.int64) + shift_t
+    del shift_t
+    data[dest] = top.data
+    indices[dest] = top.indices
+    shift_b = np.repeat(indptr[:-1] + nt - bottom.indptr[:-1], nb)
+    dest = np.arange(bottom.nnz, dtype=np.int64) + shift_b
+    del shift_b
+    data[dest] = bottom.data
+    indices[dest] = bottom.indices + top.shape[0]
+    return sp.csc_matrix((data, indices, indptr), shape=(top.shape[0] + bottom.shape[0], n))
 
 
 def realization_plan(lp: LinearProgram, x: np.ndarray) -> np.ndarray:
