@@ -89,16 +89,15 @@ def _stack_columns(top: sp.csc_matrix, bottom: sp.csc_matrix) -> sp.csc_matrix:
     index_type = np.int32 if top.shape[0] + bottom.shape[0] < 2**31 and nnz < 2**31 else np.int64
     indices = np.empty(nnz, dtype=index_type)
     # where each column's entries start, then the offset within the column
-    shift_t = np.repeat(indptr[:-1] - top.indptr[:-1], nt)
-    dest = np.arange(top.nnz, dtype=np.int64) + shift_t
-    del shift_t
+    dest = np.repeat(indptr[:-1] - top.indptr[:-1], nt)
+    dest += np.arange(top.nnz, dtype=np.int64)
     data[dest] = top.data
     indices[dest] = top.indices
-    shift_b = np.repeat(indptr[:-1] + nt - bottom.indptr[:-1], nb)
-    dest = np.arange(bottom.nnz, dtype=np.int64) + shift_b
-    del shift_b
+    dest = np.repeat(indptr[:-1] + nt - bottom.indptr[:-1], nb)
+    dest += np.arange(bottom.nnz, dtype=np.int64)
     data[dest] = bottom.data
-    indices[dest] = bottom.indices + top.shape[0]
+    indices[dest] = bottom.indices
+    indices[dest] += top.shape[0]
     return sp.csc_matrix((data, indices, indptr), shape=(top.shape[0] + bottom.shape[0], n))
 
 

@@ -143,7 +143,10 @@ class SequenceForm:
         vals = self.terminal_chance * self.terminal_payoffs[:, p]
         keep = vals != 0
         shape = (self.players[0].num_sequences, self.players[1].num_sequences)
-        mat = sp.csr_matrix((vals[keep], (s[keep, 0], s[keep, 1])), shape=shape)
+        if keep.all():  # no copies of the (possibly 1e8) entries
+            mat = sp.csr_matrix((vals, (s[:, 0], s[:, 1])), shape=shape)
+        else:
+            mat = sp.csr_matrix((vals[keep], (s[keep, 0], s[keep, 1])), shape=shape)
         mat.sum_duplicates()
         return mat
 
