@@ -208,7 +208,8 @@ def cmd_backends(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``equilibria`` command."""
-    parser = argparse.ArgumentParser(prog="equilibria", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
