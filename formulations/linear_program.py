@@ -86,17 +86,21 @@ class LinearProgram:
         """Row names ``block_i`` (e.g. ``best_response_3``)."""
         return self._names(self.row_blocks)
 
-    def to_pyomo(self):
+    def to_pyomo(self, expanded: bool = False):
         """A Pyomo ``ConcreteModel`` of this program.
 
         One indexed ``Var`` per column block and one indexed ``Constraint`` per row block,
-        named like the blocks; the objective is ``objective``. Each row becomes one
-        ``LinearExpression`` made straight from the CSR arrays (Pyomo's cheapest way to
-        a constraint); variables are gathered through a numpy object array, so no Python
-        loop runs per nonzero.
+        named like the blocks; the objective is ``objective``. By default each row block is
+        a :class:`~equilibria.formulations.pyomo_matrix.MatrixRows` family: a real Pyomo
+        constraint whose row expressions are made from the sparse matrix when a writer or
+        solver asks for them, so the model is built without a Python object per nonzero.
+        ``expanded=True`` stores one ``LinearExpression`` per row instead (editable with
+        ``set_value``; several times slower to build).
         """
         import pyomo.environ as pyo
         from pyomo.core.expr.numeric_expr import LinearExpression
+
+        from .pyomo_matrix import MatrixRows
 
         m = pyo.ConcreteModel(name=self.name)
         columns = np.empty(self.num_cols, dtype=object)
@@ -118,13 +122,18 @@ class LinearProgram:
             m.add_component(b.name, var)
             columns[b.start : b.stop] = list(var.values())
         A = self.A.tocsr()
-        indptr, indices, data = A.indptr, A.indices, A.data
         for b in self.row_blocks:
+            rows = A[b.start : b.stop]
+            if not expanded:
+                con = MatrixRows(rows, self.row_lower[b.start : b.stop], self.row_upper[b.start : b.stop], columns, doc=b.doc)
+                m.add_component(b.name, con)
+                continue
+            indptr, indices, data = rows.indptr, rows.indices, rows.data
             lower = [bound(x) for x in self.row_lower[b.start : b.stop]]
             upper = [bound(x) for x in self.row_upper[b.start : b.stop]]
 
-            def rule(_m, i, b=b, lower=lower, upper=upper):
-                s, e = indptr[b.start + i], indptr[b.start + i + 1]
+            def rule(_m, i, indptr=indptr, indices=indices, data=data, lower=lower, upper=upper):
+                s, e = indptr[i], indptr[i + 1]
                 expr = LinearExpression(
                     constant=0.0, linear_coefs=data[s:e].tolist(), linear_vars=columns[indices[s:e]].tolist()
                 )
