@@ -16,11 +16,15 @@ from .models.sequence import SequenceForm
 
 
 def __getattr__(name):
-    # the threshold programs import Pyomo, which the sequence-form path does not need
+    # the threshold programs and solve_pyomo import Pyomo, which the sequence-form path does not need
     if name == "solve_threshold":
         from .qualitative import solve_threshold
 
         return solve_threshold
+    if name == "solve_pyomo":
+        from .pyomo_models import solve_pyomo
+
+        return solve_pyomo
     raise AttributeError(f"module 'equilibria' has no attribute '{name}'")
 
 
@@ -33,6 +37,7 @@ __all__ = [
     "load",
     "read_efg",
     "solve_game",
+    "solve_pyomo",
     "solve_threshold",
     "write_efg",
 ]

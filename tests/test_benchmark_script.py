@@ -48,3 +48,6 @@ def test_pyomo_build_benchmark_runs_on_kuhn_and_its_route_keeps_the_value(tmp_pa
     h.run()
     # Pyomo's compiler turns the maximisation into minimising the negated objective
     assert abs(h.getInfo().objective_function_value - 1 / 18) < 1e-9
+    h = bench._highs_from_equilibria_form(model)
+    h.run()
+    assert abs(h.getInfo().objective_function_value + 1 / 18) < 1e-9

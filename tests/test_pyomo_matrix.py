@@ -100,3 +100,50 @@ def test_bad_bounds_name_the_row():
         MatrixRows(A, [0.0, 2.0], [1.0, 1.0], list(m.x.values()))
     with pytest.raises(ValueError, match="2 columns but 1 variables"):
         MatrixRows(A, [0.0, 0.0], [1.0, 1.0], [m.x[0]])
+
+
+def _restrict(m):
+    """User additions of every kind: a binding ordinary row, a binary, a fixed variable,
+    a deactivated matrix row and a constant in the objective."""
+    m.always_first = pyo.Constraint(expr=m.r[1] >= 0.9)
+    m.switch = pyo.Var(domain=pyo.Binary)
+    m.link = pyo.Constraint(expr=m.r[3] <= 0.2 + 0.5 * m.switch)
+    m.penalty = pyo.Constraint(expr=m.r[5] >= 0.4 * m.switch)
+    m.v[2].fix(0.0)
+    m.best_response[4].deactivate()
+    m.objective.expr = m.objective.expr + 2.5
+
+
+def test_solve_pyomo_agrees_with_pyomo_on_an_extended_model(kuhn_lp):
+    ours = kuhn_lp.to_pyomo()
+    _restrict(ours)
+    sol = equilibria.solve_pyomo(ours)
+    theirs = kuhn_lp.to_pyomo(expanded=True)
+    _restrict(theirs)
+    pyo.SolverFactory("appsi_highs").solve(theirs)
+    expected = pyo.value(theirs.objective)
+    assert abs(expected - (KUHN + 2.5)) > 1e-3  # the additions bind
+    assert sol.status == "optimal"
+    assert sol.objective == pytest.approx(expected, abs=1e-9)
+    assert pyo.value(ours.objective) == pytest.approx(expected, abs=1e-9)  # values were loaded back
+    assert ours.switch.value in (pytest.approx(0.0, abs=1e-9), pytest.approx(1.0, abs=1e-9))
+    assert ours.best_response[4].active is False and ours.best_response.active  # states restored
+
+
+def test_solve_pyomo_on_leduc_and_its_standard_form_is_the_lp():
+    lp = sequence_form_lp(SequenceForm(equilibria.load("leduc")), 0)
+    model = lp.to_pyomo()
+    from equilibria.formulations.pyomo_matrix import standard_form
+
+    compiled, columns = standard_form(model)
+    assert abs(compiled.A - lp.A).max() == 0 and compiled.col_names() == lp.col_names()
+    assert columns[0] is model.r[0]
+    assert equilibria.solve_pyomo(model).objective == pytest.approx(LEDUC, abs=1e-9)
+
+
+def test_solve_pyomo_names_a_nonlinear_constraint(kuhn_lp):
+    m = kuhn_lp.to_pyomo()
+    m.curved = pyo.Constraint(expr=m.r[1] * m.r[2] <= 0.1)
+    with pytest.raises(ValueError, match="curved"):
+        equilibria.solve_pyomo(m)
+    assert m.realization.active  # the matrix families are active again after the failure
