@@ -169,6 +169,18 @@ class MatrixRows(IndexedConstraint):
         return A, self._lower, self._upper
 
 
+def _number(variables, position: dict, columns: list) -> np.ndarray:
+    """Column index of each variable, appending those not yet numbered to ``columns``."""
+    idx = np.empty(len(variables), dtype=np.int64)
+    for j, var in enumerate(variables):
+        k = position.get(id(var))
+        if k is None:
+            k = position[id(var)] = len(columns)
+            columns.append(var)
+        idx[j] = k
+    return idx
+
+
 def standard_form(model):
     """The linear (or mixed-integer) program of a Pyomo ``model`` in sparse standard form.
 
@@ -198,14 +210,7 @@ def standard_form(model):
         key = id(fam._columns)
         if key in family_columns:
             continue
-        idx = np.empty(len(fam._columns), dtype=np.int64)
-        for j, var in enumerate(fam._columns):
-            k = position.get(id(var))
-            if k is None:
-                k = position[id(var)] = len(columns)
-                columns.append(var)
-            idx[j] = k
-        family_columns[key] = idx
+        family_columns[key] = _number(fam._columns, position, columns)
 
     try:
         for fam in families:
@@ -217,13 +222,7 @@ def standard_form(model):
     finally:
         for fam in families:
             fam._active = True
-    form_index = np.empty(len(form.columns), dtype=np.int64)
-    for j, var in enumerate(form.columns):
-        k = position.get(id(var))
-        if k is None:
-            k = position[id(var)] = len(columns)
-            columns.append(var)
-        form_index[j] = k
+    form_index = _number(form.columns, position, columns)
     n = len(columns)
 
     parts, lowers, uppers, row_blocks = [], [], [], []
