@@ -22,10 +22,9 @@ METHODS = ["concurrent", "simplex", "ipx", "pdlp", "scip"]
 CHILD = r"""
 import json, sys, resource, time
 import equilibria
-from equilibria.formulations import sequence_form_lp, realization_plan, opponent_realization_plan
+from equilibria.formulations import equilibrium_behaviors, sequence_form_lp
 from equilibria.models.sequence import SequenceForm
-from equilibria.models.strategy import behavior_from_realization
-from equilibria.models.best_response import exploitability
+from equilibria.models.best_response import certify
 from equilibria.solvers import solve
 spec, method = sys.argv[1], sys.argv[2]
 sf = SequenceForm(equilibria.load(spec))
@@ -34,9 +33,8 @@ backend, m = ("scip", None) if method == "scip" else ("highs", method)
 sol = solve(lp, backend, method=m)
 expl = None
 if sol.x is not None and sol.row_duals is not None:
-    plans = [realization_plan(lp, sol.x), opponent_realization_plan(lp, sol.row_duals)]
-    expl = exploitability(sf, [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)]).exploitability
-print(json.dumps({"status": sol.status, "value": sol.objective, "exploitability": expl,
+    expl = certify(sf, equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)).exploitability
+print(json.dumps({"status": str(sol.status), "value": sol.objective, "exploitability": expl,
                   "seconds": sum(sol.seconds.values()), "solve_seconds": sol.seconds["solve"],
                   "method_used": sol.method,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -24,37 +24,30 @@ def peak_mb() -> float:
 
 def run_equilibria(spec: str, method: str | None) -> dict:
     import equilibria
-    from equilibria.formulations import opponent_realization_plan, realization_plan, sequence_form_lp
-    from equilibria.models.best_response import exploitability
+    from equilibria.api import solve_sequence_form
     from equilibria.models.sequence import SequenceForm
-    from equilibria.models.strategy import behavior_from_realization
-    from equilibria.solvers import solve
 
     t0 = time.perf_counter()
     game = equilibria.load(spec)
     t1 = time.perf_counter()
     sf = SequenceForm(game)
-    lp = sequence_form_lp(sf, 0)
-    t2 = time.perf_counter()
-    sol = solve(lp, "highs", method=method)
-    t3 = time.perf_counter()
-    plans = [realization_plan(lp, sol.x), opponent_realization_plan(lp, sol.row_duals)]
-    cert = exploitability(sf, [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)])
-    t4 = time.perf_counter()
+    times = {"sequence_form": time.perf_counter() - t1}
+    run = solve_sequence_form(sf, "highs", method=method, times=times)
+    sol = run.solutions[0]
     return {
         "nodes": game.num_nodes,
         "value": sol.objective,
-        "exploitability": cert.exploitability,
-        "status": sol.status,
+        "exploitability": run.certificate.exploitability,
+        "status": str(sol.status),
         "seconds_game": t1 - t0,
         # the backend's own array preparation belongs to building the LP
-        "seconds_lp_build": (t2 - t1) + sol.seconds["build"],
-        "seconds_transfer": sol.seconds["transfer"],
-        "seconds_solve": sol.seconds["solve"],
-        "seconds_certify": t4 - t3,
-        "rows": lp.num_rows,
-        "columns": lp.num_cols,
-        "nonzeros": lp.nnz,
+        "seconds_lp_build": times["sequence_form"] + times["lp_build"] + times["build"],
+        "seconds_transfer": times["transfer"],
+        "seconds_solve": times["solve"],
+        "seconds_certify": times["certify"],
+        "rows": run.lp.num_rows,
+        "columns": run.lp.num_cols,
+        "nonzeros": run.lp.nnz,
         "method": sol.method,
         "game_bytes": game.nbytes(),
     }
@@ -63,43 +56,29 @@ def run_equilibria(spec: str, method: str | None) -> dict:
 def run_equilibria_shrink(spec: str, method: str | None) -> dict:
     """GameShrink's lossless shrunk LP, solved, its strategy lifted to the full game and
     certified there by exact best responses (building the full tree counts as certifying)."""
-    from equilibria.formulations import opponent_realization_plan, realization_plan, sequence_form_lp
     from equilibria.instances.ordered_games import load_ordered
-    from equilibria.models.best_response import exploitability
-    from equilibria.models.ordered import SignalSpace, filtered_sequence_form, game_shrink, lift_behavior
-    from equilibria.models.sequence import SequenceForm
-    from equilibria.models.strategy import behavior_from_realization
-    from equilibria.solvers import solve
+    from equilibria.shrink import solve_shrunk
 
     t0 = time.perf_counter()
     game = load_ordered(spec)
     t1 = time.perf_counter()
-    fg = filtered_sequence_form(game_shrink(game, SignalSpace(game)))
-    sf = fg.sequence_form
-    lp = sequence_form_lp(sf, 0)
-    t2 = time.perf_counter()
-    sol = solve(lp, "highs", method=method)
-    t3 = time.perf_counter()
-    plans = [realization_plan(lp, sol.x), opponent_realization_plan(lp, sol.row_duals)]
-    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)]
-    original = game.to_extensive()
-    osf = SequenceForm(original)
-    cert = exploitability(osf, lift_behavior(fg, behaviors, original, osf))
-    t4 = time.perf_counter()
+    ans = solve_shrunk(game, method=method, lift=True)
+    s = ans.seconds
+    build = ("signal_tree", "game_shrink", "sequence_form", "lp_build", "build")
     return {
-        "nodes": original.num_nodes,
-        "value": sol.objective,
-        "exploitability": cert.exploitability,
-        "status": sol.status,
+        "nodes": ans.original_nodes,
+        "value": ans.value,
+        "exploitability": ans.exploitability,
+        "status": str(ans.status),
         "seconds_game": t1 - t0,
-        "seconds_lp_build": (t2 - t1) + sol.seconds["build"],
-        "seconds_transfer": sol.seconds["transfer"],
-        "seconds_solve": sol.seconds["solve"],
-        "seconds_certify": t4 - t3,
-        "rows": lp.num_rows,
-        "columns": lp.num_cols,
-        "nonzeros": lp.nnz,
-        "method": sol.method,
+        "seconds_lp_build": sum(s.get(k, 0.0) for k in build),
+        "seconds_transfer": s["transfer"],
+        "seconds_solve": s["solve"],
+        "seconds_certify": s["certify"] + s["original_game"] + s["lift_and_certify"],
+        "rows": ans.rows,
+        "columns": ans.columns,
+        "nonzeros": ans.nonzeros,
+        "method": ans.method,
     }
 
 

@@ -7,12 +7,14 @@
 """
 __version__ = "0.1.0"
 
+from .answer import Answer
 from .api import GameSolution, solve_game
-from .instances import load
+from .instances import describe, load
+from .models.best_response import certify
+from .routes import ROUTES, register_route, solve
 from .models import EquilibriaError, ExtensiveGame, GameBuilder
 from .models.efg_io import read_efg, write_efg
 from .models.sequence import SequenceForm
-
 
 
 def __getattr__(name):
@@ -29,6 +31,12 @@ def __getattr__(name):
 
 
 __all__ = [
+    "Answer",
+    "ROUTES",
+    "certify",
+    "describe",
+    "register_route",
+    "solve",
     "EquilibriaError",
     "ExtensiveGame",
     "GameBuilder",

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .formulations.threshold_milfp import ThresholdProgram, threshold_milfp
-from .instances.bayesian_games import load_bayesian, resolve_model
+from .instances.bayesian_games import resolve_model
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
-from .models.best_response import exploitability as efg_exploitability
+from .answer import Answer
+from .models.best_response import Exploitability, certify
 from .models.errors import SolverError
 from .models.parametric import ModelError, ParametricModel
 from .models.sequence import SequenceForm
@@ -30,16 +31,17 @@ class ModelInfeasible(ModelError):
     """No equilibrium conforms to the parametric model (the MILFP is infeasible)."""
 
 
-@dataclass
-class ThresholdSolution:
-    """The answer of a threshold program and its verification.
+@dataclass(kw_only=True)
+class ThresholdSolution(Answer):
+    """The answer of a threshold program and its certificate.
 
     ``thresholds[p]`` lists player p's thresholds ascending, in signal units (for finite
     signals ``1..n``, signal ``j`` spans ``[j-1, j]``); ``cdf[p]`` the same thresholds as
     player p's CDF values. ``strategies[p]`` is an array (signals or cells, plans) of plan
-    probabilities. ``value`` is player 1's expected payoff; ``exploitability`` is exact
-    for finite signals (computed in the equivalent extensive-form game) and, for
-    continuous signals, measured on ``verification["cells"]`` equal cells.
+    probabilities. ``value`` is player 1's expected payoff; the certificate is exact for
+    finite signals (computed in the equivalent extensive-form game, whose behaviour
+    strategies are ``behaviors``) and, for continuous signals, measured on
+    ``verification["cells"]`` equal cells.
     """
 
     game: BayesianGame
@@ -48,12 +50,8 @@ class ThresholdSolution:
     thresholds: tuple[list[float], list[float]]
     cdf: tuple[list[float], list[float]]
     strategies: list[np.ndarray]
-    value: float
-    exploitability: float
     verification: dict
-    backend: str
     indicators: str
-    seconds: dict = field(default_factory=dict)
 
     @property
     def is_equilibrium(self) -> bool:
@@ -76,22 +74,16 @@ class ThresholdSolution:
                              "plan": self.game.tree.plan_text(p, q)})
         return rows
 
-    def to_dict(self) -> dict:
-        """JSON-ready summary (keys ``thresholds``, ``value``, ``exploitability``, ...)."""
+    def details(self) -> dict:
+        """Model, thresholds, regions and how the answer was verified."""
         return {
-            "game": self.game.name,
             "model": self.model.name,
             "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in (0, 1)},
             "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in (0, 1)},
             "regions": self.region_table(),
-            "value": float(self.value),
-            "exploitability": float(self.exploitability),
             "is_equilibrium": self.is_equilibrium,
-            "verification": {k: (float(v) if isinstance(v, (float, np.floating)) else v)
-                             for k, v in self.verification.items()},
-            "backend": self.backend,
+            "verification": self.verification,
             "indicators": self.indicators,
-            "seconds": self.seconds,
         }
 
 
@@ -129,8 +121,10 @@ def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | Non
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
     """
     t0 = time.perf_counter()
-    if isinstance(game, str):
-        game = load_bayesian(game)
+    if not isinstance(game, BayesianGame):
+        from .instances.registry import describe
+
+        game = describe(game).view("signal", "threshold programs need private signals and a public betting tree")
     model = resolve_model(game, model)
     indicators = indicators or default_indicators(backend)
     program = threshold_milfp(game, model, select=select, min_width=min_width)
@@ -152,38 +146,61 @@ def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | Non
     thresholds = tuple([t[k] for k in program.thresholds if owner[k] == p] for p in (0, 1))
     cdf = tuple(list(game.signals[p](np.asarray(thresholds[p], dtype=float))) for p in (0, 1))
     verification: dict = {}
+    sequence_form, behaviors, where = None, None, "the game's signal plans"
     if game.finite:
         target = game.finite_game()
         strategies = project(game, model, thresholds, target)
         ex = target.exploitability(strategies)
         verification.update(method="exact, plan best responses", cells=None,
                             best_response_values=[float(v) for v in ex["best_response_values"]])
-        value = float(ex["payoffs"][0])
-        expl = ex["exploitability"]
+        cert = _plan_certificate(ex)
         if extensive_check:
             eg = target.to_extensive()
-            sf = SequenceForm(eg)
-            cert = efg_exploitability(sf, target.behavior_from_plans(strategies, eg, sf))
+            sequence_form = SequenceForm(eg)
+            behaviors = target.behavior_from_plans(strategies, eg, sequence_form)
             verification.update(method="exact, in the equivalent extensive-form game",
                                 extensive_nodes=eg.num_nodes,
-                                plan_exploitability=float(expl))
-            expl = cert.exploitability
-            value = float(cert.payoffs[0])
+                                plan_exploitability=float(ex["exploitability"]))
+            cert = certify(sequence_form, behaviors)
+            where = "the equivalent extensive-form game"
     else:
         target = game.discretize(cells)
         strategies = project(game, model, thresholds, target)
         ex = target.exploitability(strategies)
-        value = float(ex["payoffs"][0])
-        expl = ex["exploitability"]
+        cert = _plan_certificate(ex)
+        where = f"a discretisation into {cells} equal cells"
         verification.update(method=f"on a discretisation into {cells} equal cells (ties split)", cells=cells,
                             best_response_values=[float(v) for v in ex["best_response_values"]])
     t3 = time.perf_counter()
     return ThresholdSolution(
-        game=game, model=model, program=program, thresholds=thresholds, cdf=cdf,
-        strategies=strategies, value=value, exploitability=float(expl), verification=verification,
-        backend=backend, indicators=indicators,
+        route="threshold", game_name=game.name, status="optimal", backend=backend, method=None,
+        value=float(cert.payoffs[0]), certificate=cert, certified_in=where, sequence_form=sequence_form,
+        behaviors=behaviors, sizes=_program_sizes(program),
+        game=game, model=model, program=program, thresholds=thresholds, cdf=cdf, strategies=strategies,
+        verification=verification, indicators=indicators,
         seconds={"build": t1 - t0, "solve": t2 - t1, "verify": t3 - t2, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
     )
+
+
+def _program_sizes(program: ThresholdProgram) -> dict:
+    """Rows, columns and binaries of the program before any reformulation (disjuncts'
+    rows and indicator binaries included)."""
+    import pyomo.environ as pyo
+    from pyomo.gdp import Disjunct
+
+    m = program.model
+    blocks = (pyo.Block, Disjunct)
+    rows = sum(1 for _ in m.component_data_objects(pyo.Constraint, active=True, descend_into=blocks))
+    variables = list(m.component_data_objects(pyo.Var, descend_into=blocks))
+    binaries = sum(1 for d in m.component_data_objects(Disjunct, descend_into=True))
+    return {"rows": rows, "columns": len(variables) + binaries, "binaries": binaries}
+
+
+def _plan_certificate(ex: dict) -> Exploitability:
+    """A certificate from plan-level best responses (finite signal games)."""
+    return Exploitability(exploitability=float(ex["exploitability"]), nash_conv=float(ex["nash_conv"]),
+                          payoffs=np.asarray(ex["payoffs"], dtype=float),
+                          best_response_values=np.asarray(ex["best_response_values"], dtype=float))
 
 
 __all__ = ["ModelInfeasible", "ThresholdSolution", "project", "solve_threshold", "DEFAULT_CELLS"]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import resource
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-
-from .formulations import opponent_realization_plan, realization_plan, sequence_form_lp
-from .instances.ordered_games import load_ordered
-from .models.best_response import exploitability
-from .models.errors import SolverError
+from .answer import Answer
+from .api import solve_sequence_form
+from .formulations import sequence_form_lp
+from .models.best_response import certify
 from .models.ordered import (
     FilteredGame,
     OrderedGame,
@@ -26,8 +26,6 @@ from .models.ordered import (
     lift_behavior,
 )
 from .models.sequence import SequenceForm
-from .models.strategy import behavior_from_realization
-from .solvers import solve
 
 #: Largest original game (information sets per player) lifted and certified by default.
 LIFT_LIMIT = 2_000_000
@@ -73,10 +71,14 @@ class ShrinkReport:
         }
 
 
-def shrink(game: str | OrderedGame, threshold: float = 0.0, progress: bool = False) -> ShrinkReport:
-    """Run GameShrink (lossless, or lossy with ``threshold``) and build the shrunk LP."""
-    if isinstance(game, str):
-        game = load_ordered(game)
+def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkReport:
+    """Run GameShrink (lossless, or lossy with ``threshold``) and build the shrunk LP.
+
+    ``game`` is an OrderedGame or anything the game registry resolves to one."""
+    if not isinstance(game, OrderedGame):
+        from .instances.registry import describe
+
+        game = describe(game).view("ordered", "GameShrink needs a game with ordered signals")
     t0 = time.perf_counter()
     space = SignalSpace(game)
     t1 = time.perf_counter()
@@ -99,59 +101,68 @@ def shrink(game: str | OrderedGame, threshold: float = 0.0, progress: bool = Fal
     )
 
 
-@dataclass
-class ShrunkSolution:
-    """The shrunk LP's value and strategies, and (when the original game fits) the lifted
-    strategies' exploitability in the original game."""
+@dataclass(kw_only=True)
+class ShrunkSolution(Answer):
+    """The shrunk LP's value and strategies. When the original game fits (or ``lift`` was
+    asked for), ``behaviors`` are the lifted strategies on the original game and the
+    certificate is computed there; otherwise they are the shrunk game's and so is the
+    certificate (``certified_in`` says which). ``abstract_exploitability`` is the shrunk
+    game's own certificate."""
 
     report: ShrinkReport
-    value: float
-    status: str
     abstract_exploitability: float
-    exploitability: float | None
-    original_nodes: int | None
-    seconds: dict = field(default_factory=dict)
+    original_nodes: int | None = None
+    attempts: list = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        """JSON summary."""
+    @property
+    def lifted(self) -> bool:
+        """True when the strategies were lifted to the original game and certified there."""
+        return self.original_nodes is not None
+
+    def details(self) -> dict:
+        """GameShrink's report, the shrunk game's certificate and the original tree's size."""
         out = self.report.to_dict()
-        out.update(value=self.value, status=self.status, abstract_exploitability=self.abstract_exploitability,
-                   exploitability=self.exploitability, original_nodes=self.original_nodes)
-        out["seconds"] = {**out["seconds"], **self.seconds}
+        out.pop("game", None)
+        out.pop("seconds", None)
+        out.update(abstract_exploitability=self.abstract_exploitability, original_nodes=self.original_nodes,
+                   lifted=self.lifted, attempts=self.attempts)
         return out
 
 
-def solve_shrunk(game: str | OrderedGame, threshold: float = 0.0, backend: str = "highs",
-                 method: str | None = None, lift: bool | None = None, progress: bool = False) -> ShrunkSolution:
-    """Shrink, solve the shrunk LP, certify in the abstract game and, if the original game
-    has at most :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True),
-    lift the strategies back (seed 000's main theorem) and certify them there."""
+def solve_shrunk(game: Any, threshold: float = 0.0, backend: str = "highs", method: str | None = None,
+                 lift: bool | None = None, progress: bool = False, *, time_limit: float | None = None,
+                 target_exploitability: float | None = None, verbose: bool = False) -> ShrunkSolution:
+    """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
+    as the full LP), certify in the shrunk game and, if the original game has at most
+    :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True), lift the
+    strategies back and certify them there (Gilpin and Sandholm, "Lossless abstraction of
+    imperfect information games", 2007: lossless shrinking keeps equilibria)."""
     report = shrink(game, threshold, progress=progress)
-    fg, lp = report.filtered, report.lp
+    fg = report.filtered
     sf = fg.sequence_form
-    t0 = time.perf_counter()
-    sol = solve(lp, backend, method=method)
-    t1 = time.perf_counter()
-    if sol.x is None or sol.row_duals is None:
-        raise SolverError(f"shrunk LP not solved: {sol.status} ({sol.message})")
-    behaviors = [
-        behavior_from_realization(sf.players[0], realization_plan(lp, sol.x)),
-        behavior_from_realization(sf.players[1], opponent_realization_plan(lp, sol.row_duals)),
-    ]
-    abstract = exploitability(sf, behaviors).exploitability
+    times = dict(report.seconds)
+    run = solve_sequence_form(sf, backend, method=method, time_limit=time_limit,
+                              target_exploitability=target_exploitability, verbose=verbose, times=times,
+                              lp=report.lp)
     if lift is None:
         lift = max(report.infosets_before) <= LIFT_LIMIT
-    expl, nodes = None, None
-    t2 = time.perf_counter()
+    answer_sf, behaviors, cert, where, nodes = sf, run.behaviors, run.certificate, "the shrunk game", None
     if lift:
+        t0 = time.perf_counter()
         original = report.game.to_extensive()
         osf = SequenceForm(original)
-        lifted = lift_behavior(fg, behaviors, original, osf)
-        expl = exploitability(osf, lifted).exploitability
-        nodes = original.num_nodes
-    t3 = time.perf_counter()
-    return ShrunkSolution(report, float(sol.objective), sol.status, float(abstract), expl, nodes,
-                          seconds={"solve": t1 - t0, "certify_abstract": t2 - t1, "lift_and_certify": t3 - t2})
+        times["original_game"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        behaviors = lift_behavior(fg, run.behaviors, original, osf)
+        cert = certify(osf, behaviors)
+        times["lift_and_certify"] = time.perf_counter() - t1
+        answer_sf, where, nodes = osf, "the game", original.num_nodes
+    return ShrunkSolution(
+        route="shrink", game_name=report.game.name, status=run.status, backend=run.backend, method=run.method,
+        value=run.value, certificate=cert, certified_in=where, sequence_form=answer_sf, behaviors=behaviors,
+        sizes=run.sizes, seconds=times, report=report,
+        abstract_exploitability=float(run.certificate.exploitability), original_nodes=nodes, attempts=run.attempts,
+    )
 
 
 __all__ = ["LIFT_LIMIT", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]

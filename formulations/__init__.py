@@ -3,9 +3,10 @@
 from .linear_program import Block, LinearProgram
 from .sequence_form_lp import (
     best_abstract_equilibrium_lp,
+    equilibrium_behaviors,
     opponent_realization_plan,
     realization_plan,
     sequence_form_lp,
 )
 
-__all__ = ["Block", "LinearProgram", "sequence_form_lp", "best_abstract_equilibrium_lp", "realization_plan", "opponent_realization_plan"]
+__all__ = ["Block", "LinearProgram", "sequence_form_lp", "best_abstract_equilibrium_lp", "equilibrium_behaviors", "realization_plan", "opponent_realization_plan"]

@@ -116,6 +116,28 @@ def opponent_realization_plan(lp: LinearProgram, row_duals: np.ndarray) -> np.nd
     return np.clip(np.abs(np.asarray(row_duals)[b.start : b.stop]), 0.0, 1.0)
 
 
+def equilibrium_behaviors(sf: SequenceForm, lp: LinearProgram, x: np.ndarray, row_duals: np.ndarray | None = None,
+                          opponent_lp: LinearProgram | None = None, opponent_x: np.ndarray | None = None) -> list[np.ndarray]:
+    """Both players' behaviour strategies from a solved sequence-form LP.
+
+    The LP's player gets the primal realization plan; the opponent gets the duals of the
+    ``best_response`` rows, or the primal plan of the opponent's own LP when given
+    (``opponent_lp``, ``opponent_x``). Returned in player order, on ``sf``'s sequences.
+    """
+    from ..models.strategy import behavior_from_realization
+
+    p, o = lp.meta["player"], lp.meta["opponent"]
+    plans: list[np.ndarray | None] = [None, None]
+    plans[p] = realization_plan(lp, x)
+    if opponent_lp is not None and opponent_x is not None:
+        plans[o] = realization_plan(opponent_lp, opponent_x)
+    elif row_duals is not None:
+        plans[o] = opponent_realization_plan(lp, row_duals)
+    else:
+        raise GameError("the opponent's strategy needs the LP's row duals or the opponent's own LP")
+    return [behavior_from_realization(sf.players[q], plans[q]) for q in range(2)]
+
+
 def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: SequenceForm, lift: sp.spmatrix,
                                  abstract_value: float, player: int = 0, tolerance: float = 1e-9) -> LinearProgram:
     """Among ``player``'s equilibrium strategies of an abstract game, the one that

@@ -8,7 +8,6 @@ dealt from one deck (``deal=independent`` for independent draws instead).
 """
 from __future__ import annotations
 
-from typing import Callable
 
 from ..models.bayesian import (
     BayesianGame,
@@ -100,21 +99,13 @@ def river_endgame(pot: float = 4.0, cdf1: str = RIVER_DEFAULT_CDF[0], cdf2: str 
     )
 
 
-REGISTRY: dict[str, Callable[..., BayesianGame]] = {
-    "one_street": one_street,
-    "kuhn_continuous": kuhn_continuous,
-    "generalized_kuhn": generalized_kuhn_signals,
-    "kuhn": kuhn_signals,
-    "river_endgame": river_endgame,
-}
 
 
-def load_bayesian(spec: str) -> BayesianGame:
-    """A registered signal game by ``"name:key=value,..."``; UnknownInstanceError otherwise."""
-    from . import parse_spec
+def load_bayesian(spec: str):
+    """A registered signal game by ``"name:key=value,..."`` (the game registry's signal view)."""
+    from .registry import describe
 
-    name, kwargs = parse_spec(spec, REGISTRY)
-    return REGISTRY[name](**kwargs)
+    return describe(spec).view("signal")
 
 
 # ----------------------------------------------------------------------------- models
@@ -208,5 +199,5 @@ def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> Pa
     )
 
 
-__all__ = ["REGISTRY", "load_bayesian", "standard_models", "resolve_model", "one_street",
+__all__ = ["load_bayesian", "standard_models", "resolve_model", "one_street",
            "kuhn_continuous", "river_endgame", "UnknownInstanceError"]

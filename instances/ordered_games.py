@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable
 
 from ..models.errors import GameError
 from ..models.ordered import OrderedGame
@@ -60,20 +59,13 @@ def rhode_island(ranks: int = 13, suits: int = 4) -> OrderedGame:
                     (10.0, 20.0, 20.0), (3, 3, 3), three_card(ranks, suits))
 
 
-REGISTRY: dict[str, Callable[..., OrderedGame]] = {
-    "kuhn": kuhn,
-    "generalized_kuhn": generalized_kuhn,
-    "leduc": leduc,
-    "rhode_island": rhode_island,
-}
 
 
-def load_ordered(spec: str) -> OrderedGame:
-    """An ordered game by ``"name:key=value,..."``; UnknownInstanceError otherwise."""
-    from . import parse_spec
+def load_ordered(spec: str):
+    """An ordered game by ``"name:key=value,..."`` (the game registry's ordered view)."""
+    from .registry import describe
 
-    name, kwargs = parse_spec(spec, REGISTRY)
-    return REGISTRY[name](**kwargs)
+    return describe(spec).view("ordered")
 
 
-__all__ = ["REGISTRY", "load_ordered", "kuhn", "generalized_kuhn", "leduc", "rhode_island"]
+__all__ = ["load_ordered", "kuhn", "generalized_kuhn", "leduc", "rhode_island"]

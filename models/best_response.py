@@ -85,3 +85,26 @@ def exploitability(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitabil
         payoffs=pay,
         best_response_values=br,
     )
+
+
+def certify(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitability:
+    """The certificate every printed answer carries: exact best responses of every player
+    against ``behaviors`` (one behaviour strategy per player on ``sf``), as an
+    :class:`Exploitability` (payoffs, best-response values, NashConv, exploitability).
+
+    Raises GameError when a strategy has the wrong length or is not a finite probability
+    vector at every information set, so a broken answer cannot be certified by accident.
+    """
+    from .errors import GameError
+
+    if len(behaviors) != sf.num_players:
+        raise GameError(f"a profile for {sf.num_players} players has {len(behaviors)} strategies")
+    checked = []
+    for p, (ps, b) in enumerate(zip(sf.players, behaviors)):
+        b = np.asarray(b, dtype=np.float64)
+        if b.shape != (ps.num_sequences,):
+            raise GameError(f"player {p + 1}'s strategy has shape {b.shape}; the game has {ps.num_sequences} sequences")
+        if not np.all(np.isfinite(b)) or np.any(b < -1e-9):
+            raise GameError(f"player {p + 1}'s strategy has negative or non-finite probabilities")
+        checked.append(b)
+    return exploitability(sf, checked)

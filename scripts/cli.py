@@ -1,16 +1,17 @@
 """The ``equilibria`` command.
 
-    equilibria solve GAME [--backend B] [--method M] [--json] [--strategy-out FILE.csv]
+    equilibria solve GAME [--shrink [--threshold T]] [--backend B] [--method M] [--time-limit S]
+                          [--target-exploitability EPS] [--json] [--strategy-out FILE.csv]
     equilibria info GAME [--json]
+    equilibria games [--json]
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
     equilibria threshold GAME [--model NAME|FILE.json] [--backend B] [--indicators native|bigm|hull]
                                 [--select any|lowest|highest] [--json]
     equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
-    equilibria solve GAME --shrink [--threshold T]
     equilibria backends
 
-GAME is a registered name with parameters (``leduc:ranks=4``), a bundled game or a path to
-a ``.efg`` file. Errors in the input print one line on stderr and exit with status 2.
+GAME is a registered name with parameters (``leduc:ranks=4``; ``equilibria games`` lists
+them), a bundled game, a path to a ``.efg`` file or ``openspiel:GAME_STRING``. Errors in the input print one line on stderr and exit with status 2.
 """
 from __future__ import annotations
 
@@ -30,39 +31,77 @@ def _load(spec: str):
     return game, time.perf_counter() - t0
 
 
-def cmd_solve(args) -> int:
-    from ..api import solve_game
+def _write_strategies(answer, path: str) -> None:
+    """The answer's strategy table as CSV, written beside the target and renamed onto it,
+    so a failure leaves no partial file."""
+    import os
+    import tempfile
 
-    if args.shrink:
-        return _solve_shrunk(args)
+    table = answer.strategy_table()
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".strategies-", suffix=".csv", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            table.to_csv(handle, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
-    game, t_game = _load(args.game)
-    sol = solve_game(
-        game, args.backend, method=args.method, time_limit=args.time_limit,
-        target_exploitability=args.target_exploitability,
-        verbose=args.verbose, both_lps=args.both_lps, seconds={"game": t_game},
-    )
-    if args.strategy_out:
-        sol.strategy_table().to_csv(args.strategy_out, index=False)
-    if args.json:
-        print(json.dumps(sol.to_dict(), indent=2))
-        return 0
-    s = sol.seconds
-    total = sum(s.values())
-    print(f"game            {game.title or args.game}")
-    print(f"value (player 1) {sol.value:.12f}")
-    print(f"exploitability  {sol.exploitability:.3e}  (exact best responses; NashConv {sol.certificate.nash_conv:.3e})")
-    low, high = sol.value_bounds
-    print(f"value bounds    [{low:.12f}, {high:.12f}]  (certified; gap {high - low:.3e})")
-    for a in sol.attempts:
+
+def _print_certificate(answer) -> None:
+    """The lines every route prints: value, certificate, bounds, status."""
+    print(f"value (player 1) {answer.value:.12f}")
+    print(f"exploitability  {answer.exploitability:.3e}  (exact best responses in {answer.certified_in}; "
+          f"NashConv {answer.nash_conv:.3e})")
+    if answer.value_bounds is not None:
+        low, high = answer.value_bounds
+        print(f"value bounds    [{low:.12f}, {high:.12f}]  (certified; gap {high - low:.3e})")
+    for a in getattr(answer, "attempts", []):
         expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
         print(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
-    print(f"status          {sol.status} ({sol.backend}, method {sol.method})")
-    print(f"LP              {sol.rows} rows, {sol.columns} columns, {sol.nonzeros} nonzeros")
-    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + f"; total {total:.3f}")
+    print(f"status          {answer.status} ({answer.backend}" + (f", method {answer.method})" if answer.method else ")"))
+
+
+def cmd_solve(args) -> int:
+    from ..routes import solve
+
+    options = dict(backend=args.backend, method=args.method, time_limit=args.time_limit,
+                   target_exploitability=args.target_exploitability, verbose=args.verbose)
+    if args.shrink:
+        answer = solve(args.game, "shrink", threshold=args.threshold, **options)
+    else:
+        if args.threshold:
+            raise _usage("--threshold needs --shrink")
+        answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
+    if args.strategy_out:
+        _write_strategies(answer, args.strategy_out)
+    if args.json:
+        print(answer.to_json())
+        return 0
+    if args.shrink:
+        _print_shrink(answer.report)
+        print(f"exploitability   {answer.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
+        if not answer.lifted:
+            print("                 the original game is too large to expand for certification")
+        else:
+            print(f"original game    {answer.original_nodes:,} nodes; strategies lifted")
+    else:
+        print(f"game            {answer.game_name or args.game}")
+    _print_certificate(answer)
+    print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
+    total = sum(answer.seconds.values())
+    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in answer.seconds.items()) + f"; total {total:.3f}")
     if args.strategy_out:
         print(f"strategies      written to {args.strategy_out}")
     return 0
+
+
+def _usage(message: str):
+    from ..models.errors import EquilibriaError
+
+    return EquilibriaError(message)
 
 
 def _print_shrink(report) -> None:
@@ -96,26 +135,14 @@ def cmd_shrink(args) -> int:
     return 0
 
 
-def _solve_shrunk(args) -> int:
-    from ..shrink import solve_shrunk
-
-    sol = solve_shrunk(args.game, args.threshold, backend=args.backend, method=args.method, progress=args.verbose)
-    if args.json:
-        print(json.dumps(sol.to_dict(), indent=2))
-        return 0
-    _print_shrink(sol.report)
-    print(f"value (player 1) {sol.value:.12f}  (shrunk LP, {sol.status})")
-    print(f"exploitability   {sol.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
-    if sol.exploitability is None:
-        print("                 the original game is too large to expand for certification")
-    else:
-        print(f"                 {sol.exploitability:.3e} of the lifted strategies in the original game "
-              f"({sol.original_nodes:,} nodes)")
-    print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
-    return 0
-
-
 def cmd_info(args) -> int:
+    from ..instances import describe
+
+    if args.list:
+        return cmd_games(args)
+    if not args.game:
+        raise _usage("info needs a GAME (or --list)")
+    description = describe(args.game)
     game, t_game = _load(args.game)
     c = game.counts()
     info = {
@@ -128,6 +155,7 @@ def cmd_info(args) -> int:
         "infosets": list(c.infosets),
         "sequences": list(c.sequences),
         "bytes": game.nbytes(),
+        "views": list(description.views),
         "seconds": t_game,
     }
     if args.json:
@@ -137,6 +165,26 @@ def cmd_info(args) -> int:
     print(f"nodes      {c.nodes} (terminal {c.terminal}, chance {c.chance}, decision {c.decision})")
     for p, name in enumerate(game.player_names):
         print(f"{name:10} {c.infosets[p]} information sets, {c.sequences[p]} sequences")
+    print(f"views      {', '.join(description.views)}")
+    return 0
+
+
+def cmd_games(args) -> int:
+    from ..instances import catalog
+    from ..routes import ROUTES
+
+    rows = catalog()
+    if getattr(args, "json", False):
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        params = ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "-"
+        print(f"{r['name']:<{width}}  {r['summary']}")
+        print(f"{'':<{width}}  parameters: {params}; routes: {', '.join(r['routes'])}")
+    print()
+    print("routes: " + "; ".join(f"{name} ({route.summary})" for name, route in ROUTES.items()))
+    print("also: a path to a .efg file, or openspiel:GAME_STRING (needs open_spiel)")
     return 0
 
 
@@ -153,11 +201,11 @@ def cmd_export(args) -> int:
 
 
 def cmd_threshold(args) -> int:
-    from ..qualitative import solve_threshold
+    from ..routes import solve
     from ..solvers.disjunctive import write_disjunctive
 
-    sol = solve_threshold(
-        args.game, args.model, backend=args.backend, indicators=args.indicators,
+    sol = solve(
+        args.game, "threshold", model=args.model, backend=args.backend, indicators=args.indicators,
         cells=args.cells, time_limit=args.time_limit, verbose=args.verbose, select=args.select,
         min_width=args.min_width,
     )
@@ -186,7 +234,7 @@ def cmd_threshold(args) -> int:
                     parts = "; ".join(f"{w:.6f} {game.tree.plan_text(p, q)}" for q, w in mixed)
                     print(f"  player {p + 1} signal {names[s]}: {parts}")
     print(f"value (player 1) {sol.value:.12f}")
-    print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']})")
+    print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
     if not sol.is_equilibrium:
         print("warning         these strategies are not an equilibrium of the game: the program was "
               "satisfied with empty regions, so the model does not describe this game's equilibria; "
@@ -240,9 +288,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_shrink)
 
     p = sub.add_parser("info", help="print the size of a game")
-    p.add_argument("game")
+    p.add_argument("game", nargs="?")
+    p.add_argument("--list", action="store_true", help="list the registered games (as `equilibria games`)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("games", help="list the registered games, their parameters and routes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP")
     p.add_argument("game")

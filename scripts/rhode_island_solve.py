@@ -16,9 +16,8 @@ import time
 
 def main(argv=None) -> int:
     """Command-line entry point."""
-    from ..formulations import opponent_realization_plan, realization_plan
-    from ..models.best_response import exploitability
-    from ..models.strategy import behavior_from_realization
+    from ..formulations import equilibrium_behaviors
+    from ..models.best_response import certify
     from ..shrink import shrink
     from ..solvers import solve
 
@@ -43,9 +42,7 @@ def main(argv=None) -> int:
     print(f"{args.method}: {sol.status} after {time.perf_counter() - t1:.0f} s, objective {sol.objective}", flush=True)
     if sol.x is not None and sol.row_duals is not None:
         sf = report.filtered.sequence_form
-        behaviors = [behavior_from_realization(sf.players[0], realization_plan(lp, sol.x)),
-                     behavior_from_realization(sf.players[1], opponent_realization_plan(lp, sol.row_duals))]
-        cert = exploitability(sf, behaviors)
+        cert = certify(sf, equilibrium_behaviors(sf, lp, sol.x, sol.row_duals))
         print(f"certified exploitability {cert.exploitability:.3e}; payoffs {cert.payoffs}", flush=True)
     else:
         print("no strategies returned: nothing to certify")

@@ -5,6 +5,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from equilibria import load, solve_game
@@ -126,12 +127,32 @@ def test_cli_shrink_json_and_solve_shrink(capsys):
     assert out["signal_tree_nodes"] == 1 + 6 + 30 + 120 and out["rows_before"] == 1562
     assert main(["solve", "leduc", "--shrink"]) == 0
     text = capsys.readouterr().out
-    assert "-0.085606424078" in text and "lifted strategies in the original game" in text
+    assert "-0.085606424078" in text and "strategies lifted" in text and "best responses in the game" in text
+
+
+def test_solve_shrink_honours_every_solve_option(tmp_path, capsys):
+    out = tmp_path / "leduc.csv"
+    assert main(["solve", "leduc", "--shrink", "--strategy-out", str(out), "--time-limit", "60", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["route"] == "shrink" and answer["certified_in"] == "the game" and answer["lifted"]
+    assert answer["value"] == pytest.approx(-0.085606424078, abs=1e-7)  # published value
+    assert answer["attempts"], "a time limit runs the anytime solve"
+    assert answer["seconds"]["solve"] <= 60
+    table = pd.read_csv(out)
+    # the lifted strategies cover the full game: one row per action of its 468 + 468 information sets
+    game = load("leduc")
+    assert len(table) == int(game.infoset_num_actions.sum())
+    assert table.groupby(["player", "infoset"])["probability"].sum().to_numpy() == pytest.approx(1.0)
+    # a limit too short for any strategy: one line, exit 2, no file
+    missing = tmp_path / "none.csv"
+    assert main(["solve", "leduc:ranks=8", "--shrink", "--strategy-out", str(missing), "--time-limit", "1e-6"]) == 2
+    assert "no strategies within the limits" in capsys.readouterr().err
+    assert not missing.exists()
 
 
 def test_cli_shrink_refuses_games_without_ordered_signals(capsys):
     assert main(["shrink", "liars_dice"]) == 2
-    assert "known: generalized_kuhn, kuhn, leduc, rhode_island" in capsys.readouterr().err
+    assert "games with one: generalized_kuhn, kuhn, leduc, rhode_island" in capsys.readouterr().err
 
 
 def test_shrunk_lp_exports(tmp_path):

@@ -57,7 +57,7 @@ def test_payoff_matrix_sums_chance_weighted_payoffs(kuhn):
 
 
 def test_unknown_instance_lists_known_names():
-    with pytest.raises(UnknownInstanceError, match="known: generalized_kuhn, kuhn, leduc, liars_dice"):
+    with pytest.raises(UnknownInstanceError, match="known: generalized_kuhn, kuhn, kuhn_continuous, leduc, liars_dice"):
         equilibria.load("holdem")
 
 

@@ -1,0 +1,148 @@
+"""The one result type every route returns: strategies, value or payoffs, certificate.
+
+Each route (the full sequence-form LP, GameShrink's shrunk LP, threshold programs, ...)
+subclasses :class:`Answer` with its own details; what a user reads first is the same for
+all of them: status, backend, the strategies on the game they belong to, the players'
+payoffs, and the certificate computed by exact best responses
+(:func:`equilibria.models.best_response.certify`).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .models.best_response import Exploitability
+from .models.sequence import SequenceForm
+from .models.strategy import realization_from_behavior, strategy_table
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays turned into JSON-ready Python objects."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclass(kw_only=True)
+class Answer:
+    """What every route returns.
+
+    ``behaviors`` are behaviour strategies (one array per player, indexed by the sequences
+    of ``sequence_form``); ``certified_in`` says on which game the ``certificate`` was
+    computed (``"the game"`` for the full game; a shrunk game or a discretisation
+    otherwise). ``value`` is player 1's value where the route computes one (two-player
+    zero-sum), else player 1's payoff under the profile. ``sizes`` holds the program's
+    rows, columns, nonzeros (and binaries where there are any); ``seconds`` the wall time
+    of each stage.
+    """
+
+    route: str
+    game_name: str
+    status: str
+    backend: str
+    method: str | None = None
+    value: float | None = None
+    certificate: Exploitability | None = None
+    certified_in: str = "the game"
+    sequence_form: SequenceForm | None = None
+    behaviors: list[np.ndarray] | None = None
+    sizes: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+    @property
+    def exploitability(self) -> float | None:
+        """Certified exploitability (mean over players of best-response gain), or None."""
+        return None if self.certificate is None else float(self.certificate.exploitability)
+
+    @property
+    def nash_conv(self) -> float | None:
+        """Certified NashConv (sum over players of best-response gain), or None."""
+        return None if self.certificate is None else float(self.certificate.nash_conv)
+
+    @property
+    def payoffs(self) -> list[float] | None:
+        """Each player's expected payoff under the returned profile."""
+        return None if self.certificate is None else [float(v) for v in self.certificate.payoffs]
+
+    @property
+    def value_bounds(self) -> tuple[float, float] | None:
+        """Two-player zero-sum games: certified bounds on player 1's game value, what
+        player 1's strategy guarantees against a best response and what player 2's concedes
+        to one (their difference is the NashConv). None otherwise."""
+        if self.certificate is None or len(self.certificate.best_response_values) != 2:
+            return None
+        br = self.certificate.best_response_values
+        return float(-br[1]), float(br[0])
+
+    @property
+    def rows(self) -> int | None:
+        """Rows of the solved program."""
+        return self.sizes.get("rows")
+
+    @property
+    def columns(self) -> int | None:
+        """Columns of the solved program."""
+        return self.sizes.get("columns")
+
+    @property
+    def nonzeros(self) -> int | None:
+        """Nonzeros of the solved program's matrix."""
+        return self.sizes.get("nonzeros")
+
+    def strategy_table(self):
+        """Every player's behaviour strategy as one DataFrame (one row per information set
+        and action, with realization weights), on the game named by ``certified_in``."""
+        import pandas as pd
+
+        if self.sequence_form is None or self.behaviors is None:
+            raise ValueError(f"the {self.route} route returned no behaviour strategies")
+        sf = self.sequence_form
+        return pd.concat(
+            [
+                strategy_table(sf, p, self.behaviors[p], realization_from_behavior(sf.players[p], self.behaviors[p]))
+                for p in range(sf.num_players)
+            ],
+            ignore_index=True,
+        )
+
+    def details(self) -> dict:
+        """Route-specific figures added to :meth:`to_dict` (overridden by routes)."""
+        return {}
+
+    def to_dict(self) -> dict:
+        """The JSON the command line prints: the fields every route shares, then the
+        route's own details."""
+        out = {
+            "game": self.game_name,
+            "route": self.route,
+            "status": str(self.status),
+            "backend": self.backend,
+            "method": self.method,
+            "value": self.value,
+            "exploitability": self.exploitability,
+            "nash_conv": self.nash_conv,
+            "payoffs": self.payoffs,
+            "certified_in": self.certified_in,
+        }
+        if self.value_bounds is not None:
+            out["value_bounds"] = list(self.value_bounds)
+        out.update(self.sizes)
+        out.update(self.details())
+        out["seconds"] = dict(self.seconds)
+        return _plain(out)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as a JSON string."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+__all__ = ["Answer"]

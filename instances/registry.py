@@ -1,0 +1,338 @@
+"""One registry of games: a name resolves to one game description offering views.
+
+A *view* is a way of representing the same game for a route:
+
+``extensive``  an :class:`~equilibria.models.efg.ExtensiveGame` (every route that solves
+               the full tree: the sequence-form LP, export, best responses)
+``ordered``    an :class:`~equilibria.models.ordered.OrderedGame`, a game with ordered
+               signals (GameShrink)
+``signal``     a :class:`~equilibria.models.bayesian.BayesianGame`, private signals and a
+               public betting tree (threshold programs from qualitative models)
+
+``describe("leduc:ranks=4")`` returns a :class:`GameDescription`; its :meth:`view` builds
+the requested representation (once) or raises :class:`ViewUnavailable` naming the game and
+the views it has. Names, parameters (typed, with defaults) and views are listed by
+:func:`catalog` (``equilibria games`` on the command line).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from ..models.errors import EquilibriaError, UnknownInstanceError
+
+VIEWS = ("extensive", "ordered", "signal")
+
+
+class ViewUnavailable(EquilibriaError):
+    """The game has no representation of the kind a route needs."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A game parameter: name, type (``int``, ``float`` or ``str``) and default."""
+
+    name: str
+    kind: type
+    default: Any
+
+    def parse(self, game: str, text: str) -> Any:
+        """The value of ``text`` as this parameter's type; UnknownInstanceError otherwise."""
+        text = text.strip()
+        if self.kind is int:
+            if not re.fullmatch(r"[+-]?\d+", text):
+                raise UnknownInstanceError(f"'{game}': parameter {self.name} must be a whole number, not '{text}'")
+            return int(text)
+        if self.kind is float:
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                raise UnknownInstanceError(f"'{game}': parameter {self.name} must be a finite number, not '{text}'")
+            return value
+        return text
+
+
+def _parameters(factory: Callable) -> dict[str, Parameter]:
+    out = {}
+    for p in inspect.signature(factory).parameters.values():
+        annotation = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+        if p.default is not inspect.Parameter.empty and p.default is not None:
+            kind = type(p.default)
+        else:
+            kind = {"int": int, "float": float}.get(str(annotation), str)
+        out[p.name] = Parameter(p.name, kind, None if p.default is inspect.Parameter.empty else p.default)
+    return out
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A registered game: one factory per view it offers (each takes its own parameters)."""
+
+    name: str
+    summary: str
+    factories: dict[str, Callable[..., Any]]
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views this game offers, in :data:`VIEWS` order."""
+        return tuple(v for v in VIEWS if v in self.factories)
+
+    @property
+    def parameters(self) -> dict[str, Parameter]:
+        """Every parameter any of the factories takes (first definition wins)."""
+        out: dict[str, Parameter] = {}
+        for factory in self.factories.values():
+            for name, p in _parameters(factory).items():
+                out.setdefault(name, p)
+        return out
+
+
+@dataclass
+class GameDescription:
+    """One game, resolved from a spec: its name, parameters and the views it offers.
+
+    Views are built on first use and kept, so a route that needs the ordered game and the
+    full tree builds each once.
+    """
+
+    spec: str
+    name: str
+    params: dict[str, Any]
+    factories: dict[str, Callable[[], Any]]
+    _built: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views this game offers."""
+        return tuple(v for v in VIEWS if v in self.factories)
+
+    def has(self, view: str) -> bool:
+        """True when the game offers ``view``."""
+        return view in self.factories
+
+    def view(self, view: str, purpose: str = "") -> Any:
+        """The game as ``view`` (built once); ViewUnavailable names what the game offers."""
+        if view not in VIEWS:
+            raise ViewUnavailable(f"unknown view '{view}'; views are {', '.join(VIEWS)}")
+        if view not in self._built:
+            if view not in self.factories:
+                need = f" ({purpose})" if purpose else ""
+                others = sorted(n for n, e in entries().items() if view in e.factories)
+                raise ViewUnavailable(
+                    f"'{self.spec}' has no {view} form{need}; it offers: {', '.join(self.views) or 'none'}; "
+                    f"games with one: {', '.join(others)}"
+                )
+            self._built[view] = self.factories[view]()
+        return self._built[view]
+
+    def extensive(self):
+        """The game as an ExtensiveGame."""
+        return self.view("extensive")
+
+    def ordered(self):
+        """The game as an OrderedGame (games with ordered signals)."""
+        return self.view("ordered")
+
+    def signal(self):
+        """The game as a BayesianGame (private signals, public betting)."""
+        return self.view("signal")
+
+
+def _signal_extensive(make_signal: Callable[[], Any], spec: str) -> Callable[[], Any]:
+    def build():
+        game = make_signal()
+        if not game.finite:
+            raise ViewUnavailable(
+                f"'{spec}' has continuous signals and no extensive form; give cards=N for N equally likely signals"
+            )
+        return game.finite_game().to_extensive()
+
+    return build
+
+
+def _entries() -> dict[str, GameEntry]:
+    from . import bayesian_games as bg
+    from . import ordered_games as og
+    from .liars_dice import liars_dice
+    from .poker import generalized_kuhn, kuhn, leduc, rhode_island
+
+    entries = [
+        GameEntry("kuhn", "Kuhn poker: cards J < Q < K, ante 1, one bet of 1",
+                  {"extensive": kuhn, "ordered": og.kuhn, "signal": bg.kuhn_signals}),
+        GameEntry("generalized_kuhn", "Kuhn poker with cards 1..n (G_n)",
+                  {"extensive": generalized_kuhn, "ordered": og.generalized_kuhn,
+                   "signal": bg.generalized_kuhn_signals}),
+        GameEntry("leduc", "Leduc hold'em: ante 1, raises 2 then 4, one board card",
+                  {"extensive": leduc, "ordered": og.leduc}),
+        GameEntry("rhode_island", "Rhode Island hold'em: ante 5, three rounds, two board cards",
+                  {"extensive": rhode_island, "ordered": og.rhode_island}),
+        GameEntry("liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}),
+        GameEntry("one_street", "one betting street, lower signal wins (threshold programs)",
+                  {"signal": bg.one_street}),
+        GameEntry("kuhn_continuous", "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity)",
+                  {"signal": bg.kuhn_continuous}),
+        GameEntry("river_endgame", "a river endgame with piecewise-linear signal CDFs",
+                  {"signal": bg.river_endgame}),
+    ]
+    return {e.name: e for e in entries}
+
+
+_ENTRIES: dict[str, GameEntry] | None = None
+
+
+def entries() -> dict[str, GameEntry]:
+    """The registered games by name."""
+    global _ENTRIES
+    if _ENTRIES is None:
+        _ENTRIES = _entries()
+    return _ENTRIES
+
+
+def bundled_files() -> dict[str, Path]:
+    """The ``.efg`` files shipped with the package, by stem."""
+    folder = resources.files(__package__)
+    return {Path(str(f)).stem: Path(str(f)) for f in folder.iterdir() if str(f).endswith(".efg")}
+
+
+def known_names() -> list[str]:
+    """Every name :func:`describe` accepts without a path."""
+    return sorted(entries()) + sorted(bundled_files())
+
+
+def parse_params(name: str, text: str, parameters: dict[str, Parameter]) -> dict[str, Any]:
+    """``"key=value,..."`` as typed keyword arguments; UnknownInstanceError names the culprit."""
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in parameters:
+            raise UnknownInstanceError(
+                f"'{name}' takes parameters {', '.join(parameters) or '(none)'}; got '{item}'"
+            )
+        kwargs[key] = parameters[key].parse(name, value)
+    return kwargs
+
+
+def _bind(factory: Callable, kwargs: dict[str, Any]) -> Callable[[], Any] | None:
+    """``factory`` with the keyword arguments it accepts, or None when it takes fewer than
+    were given (that view does not exist with these parameters)."""
+    accepted = _parameters(factory)
+    if any(k not in accepted for k in kwargs):
+        return None
+    return lambda: factory(**kwargs)
+
+
+def describe(spec: Any) -> GameDescription:
+    """Resolve a game: a registered name with parameters (``"leduc:ranks=4,suits=2"``), a
+    bundled ``.efg`` name, a path to a ``.efg`` file, ``openspiel:GAME_STRING``, or a game
+    object (ExtensiveGame, OrderedGame, BayesianGame; a GameDescription is returned as is).
+
+    Raises UnknownInstanceError listing the known names or the parameters a name takes.
+    """
+    from ..models.bayesian import BayesianGame
+    from ..models.efg import ExtensiveGame
+    from ..models.ordered import OrderedGame
+
+    if isinstance(spec, GameDescription):
+        return spec
+    if isinstance(spec, ExtensiveGame):
+        return GameDescription(spec.title or "game", spec.title or "game", {}, {"extensive": lambda: spec})
+    if isinstance(spec, OrderedGame):
+        return GameDescription(spec.name, spec.name, {}, {"ordered": lambda: spec, "extensive": spec.to_extensive})
+    if isinstance(spec, BayesianGame):
+        factories: dict[str, Callable[[], Any]] = {"signal": lambda: spec}
+        if spec.finite:
+            factories["extensive"] = _signal_extensive(lambda: spec, spec.name)
+        return GameDescription(spec.name, spec.name, {}, factories)
+    if isinstance(spec, Path):
+        spec = str(spec)
+    if not isinstance(spec, str):
+        raise UnknownInstanceError(
+            f"a game is a name such as 'leduc:ranks=4', a .efg path or a game object, not {type(spec).__name__}"
+        )
+    if spec.startswith("openspiel:"):
+        return _openspiel(spec)
+    if spec.endswith(".efg") or Path(spec).is_file():
+        from ..models.efg_io import read_efg
+
+        path = Path(spec)
+        if not path.is_file():
+            raise UnknownInstanceError(f"no such file: {spec}")
+        return GameDescription(spec, path.stem, {}, {"extensive": lambda: read_efg(path)})
+    name, _, params = spec.partition(":")
+    name = name.strip()
+    bundled = bundled_files()
+    if name in bundled and name not in entries():
+        if params.strip():
+            raise UnknownInstanceError(f"'{name}' is a bundled file and takes no parameters; got '{params}'")
+        from ..models.efg_io import read_efg
+
+        return GameDescription(spec, name, {}, {"extensive": lambda: read_efg(bundled[name])})
+    if name not in entries():
+        raise UnknownInstanceError(f"unknown game '{name}'; known: {', '.join(known_names())}")
+    entry = entries()[name]
+    kwargs = parse_params(name, params, entry.parameters)
+    factories = {}
+    for view, factory in entry.factories.items():
+        bound = _bind(factory, kwargs)
+        if bound is not None:
+            factories[view] = bound
+    if "extensive" not in entry.factories and "signal" in factories:
+        factories["extensive"] = _signal_extensive(factories["signal"], spec)
+    return GameDescription(spec, name, kwargs, factories)
+
+
+def _openspiel(spec: str) -> GameDescription:
+    game_string = spec.split(":", 1)[1].strip()
+    if not game_string:
+        raise UnknownInstanceError("openspiel: needs a game string, e.g. openspiel:kuhn_poker(players=3)")
+
+    def build():
+        try:
+            from ..models.openspiel_io import from_openspiel
+        except ImportError as exc:  # the module or OpenSpiel itself
+            raise UnknownInstanceError(f"{spec}: OpenSpiel is not installed (pip install open_spiel): {exc}") from None
+        return from_openspiel(game_string)
+
+    return GameDescription(spec, spec, {}, {"extensive": build})
+
+
+def load(spec: Any):
+    """The extensive form of a game (see :func:`describe` for what ``spec`` may be)."""
+    return describe(spec).view("extensive")
+
+
+def catalog() -> list[dict]:
+    """One row per registered game and bundled file: name, summary, parameters with
+    defaults, views and the routes those views allow."""
+    from ..models.efg_io import read_efg  # noqa: F401  (bundled files are read lazily)
+
+    route_views = {"lp": "extensive", "shrink": "ordered", "threshold": "signal"}
+    rows = []
+    for e in entries().values():
+        views = list(e.views)
+        if "extensive" not in views and "signal" in views:
+            views.insert(0, "extensive (cards=N)")
+        rows.append({
+            "name": e.name,
+            "summary": e.summary,
+            "parameters": {n: p.default for n, p in e.parameters.items()},
+            "views": views,
+            "routes": [r for r, v in route_views.items() if v in e.views or (v == "extensive" and "signal" in e.views)],
+        })
+    for stem in sorted(bundled_files()):
+        if stem not in entries():
+            rows.append({"name": stem, "summary": f"bundled file {stem}.efg", "parameters": {},
+                         "views": ["extensive"], "routes": ["lp"]})
+    return rows
+
+
+__all__ = ["VIEWS", "GameDescription", "GameEntry", "Parameter", "ViewUnavailable", "bundled_files", "catalog",
+           "describe", "entries", "known_names", "load", "parse_params"]
