@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow lint format readme bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,24 @@ test: $(VENV)/.installed-test
 
 test-slow: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -m slow
+
+# ruff (lint and format check) and mypy, as CI runs them before the tests
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@# mypy reads packages by folder; build the equilibria.* namespace the install maps
+	rm -rf build/typecheck && mkdir -p build/typecheck/equilibria
+	ln -s $(CURDIR)/equilibria/* build/typecheck/equilibria/
+	for d in models formulations solvers instances scripts; do ln -s $(CURDIR)/$$d build/typecheck/equilibria/$$d; done
+	MYPYPATH=build/typecheck $(BIN)/mypy -p equilibria
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# regenerate the sample outputs in README.md from the real commands
+readme: $(VENV)/.installed
+	$(BIN)/python -m equilibria.scripts.readme_samples README.md
 
 # Peers (OpenSpiel, pygambit 16.7) against us on the standard games; writes
 # benchmarks/results.csv and benchmarks/time_vs_size.png. Takes about half an hour.

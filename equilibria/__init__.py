@@ -10,11 +10,11 @@ __version__ = "0.1.0"
 from .answer import Answer
 from .api import GameSolution, solve_game
 from .instances import describe, load
-from .models.best_response import certify
-from .routes import ROUTES, register_route, solve
 from .models import EquilibriaError, ExtensiveGame, GameBuilder
+from .models.best_response import certify
 from .models.efg_io import read_efg, write_efg
 from .models.sequence import SequenceForm
+from .routes import ROUTES, register_route, solve
 
 
 def __getattr__(name):

@@ -9,14 +9,14 @@ thresholds, strategies and a certificate out.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from .answer import Answer
 from .formulations.threshold_milfp import ThresholdProgram, threshold_milfp
 from .instances.bayesian_games import resolve_model
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
-from .answer import Answer
 from .models.best_response import Exploitability, certify
 from .models.errors import SolverError
 from .models.parametric import ModelError, ParametricModel

@@ -15,8 +15,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .answer import Answer
 from .models.errors import EquilibriaError

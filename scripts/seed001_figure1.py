@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._report import finish, pyplot, write_rows
-
 import numpy as np
+
+from ._report import finish, pyplot, write_rows
 
 PAPER_V = {50: -0.0576, 100: -0.0566, 150: -0.0563, 200: -0.0561, 250: -0.0560}
 PAPER_PI = {50: -0.0624, 100: -0.0612, 150: -0.0579, 200: -0.0583, 250: -0.0560}
