@@ -1,4 +1,4 @@
-"""Equilibria from qualitative models (seed 001): a signal game and a parametric model in,
+"""Equilibria from qualitative models (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010)): a signal game and a parametric model in,
 thresholds, strategies and a certificate out.
 
 >>> from equilibria.qualitative import solve_threshold
@@ -94,7 +94,7 @@ def project(game: BayesianGame, model: ParametricModel, thresholds, target: Fini
     ``edges`` are the signal-space edges of ``target``'s signals (default: ``target``'s
     cell edges, or ``0..n`` for finite games). A signal whose interval a threshold cuts
     mixes the two plans in proportion to the overlap measured by the player's CDF
-    (seed 001 section 6.2); projecting G-infinity onto G_n uses edges ``i/n``.
+    (Ganzfried and Sandholm 2010, section 6.2); projecting G-infinity onto G_n uses edges ``i/n``.
     """
     plans = model.plan_indices(game)
     if edges is None:

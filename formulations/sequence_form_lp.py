@@ -1,4 +1,6 @@
-"""The sequence-form linear program of a two-player zero-sum game (seed 003, seed 004 s.4).
+"""The sequence-form linear program of a two-player zero-sum game (Koller, Megiddo and von Stengel,
+"Efficient computation of equilibria for extensive two-person games", 1996; Koller and
+Pfeffer, "Generating and solving imperfect information games", 1995, section 4).
 
 For player ``p`` with opponent ``o`` and chance-weighted payoff matrix ``A_p`` of ``p``:
 

@@ -1,4 +1,4 @@
-"""The threshold MILFP of seed 001 (sections 6.1 and 7.1), built from a game and a model.
+"""The threshold MILFP of Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010), sections 6.1 and 7.1,, built from a game and a model.
 
 Variables per threshold ``k`` (named ``"p.j"``, see :mod:`equilibria.models.parametric`):
 

@@ -2,7 +2,7 @@
 
     python -m equilibria.scripts.gameshrink_sweep [--game leduc:ranks=6] [--thresholds 2 1 0.5 0.2 0.1 0]
 
-Thresholds are visited from the coarsest to 0 (lossless), which is seed 000's anytime use
+Thresholds are visited from the coarsest to 0 (lossless), which is the anytime use of Gilpin and Sandholm, "Finding equilibria in large sequential games of imperfect information" (2006)
 of the lossy variant: solve increasingly finer abstractions and measure each strategy
 against a best response in the original game, stopping whenever the figure is good
 enough. Prints the table (with the cumulative time), writes sweep_<game>.csv and .png.

@@ -1,4 +1,4 @@
-"""GameShrink on games with ordered signals (seed 000): published sizes, values equal to the
+"""GameShrink on games with ordered signals (Gilpin and Sandholm, "Finding equilibria in large sequential games of imperfect information" (2006)): published sizes, values equal to the
 unshrunk LP's, lifted strategies certified in the original game."""
 import json
 from itertools import combinations
@@ -69,7 +69,7 @@ def test_generalized_kuhn_has_no_lossless_merge_and_the_lossy_sweep_runs():
 
 def test_rhode_island_sizes_without_building_anything():
     game = load_ordered("rhode_island")
-    assert game.signal_tree_nodes() == 6_632_705  # seed 000 / REFERENCE.md
+    assert game.signal_tree_nodes() == 6_632_705  # published by Gilpin and Sandholm 2006
     size = game.unabstracted_lp_size()
     assert size["rows"] == 91_224_226 and size["columns"] == 91_224_226
 

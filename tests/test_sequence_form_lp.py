@@ -53,7 +53,7 @@ def test_liars_dice_six_faces_value():
 @pytest.mark.parametrize(
     "cards, published", [(50, -0.0576), (100, -0.0566), (150, -0.0563), (200, -0.0561), (250, -0.0560)]
 )
-def test_generalized_kuhn_matches_seed001_figure1(cards, published):
+def test_generalized_kuhn_matches_qualitative_models_figure1(cards, published):
     sol = equilibria.solve_game(equilibria.load(f"generalized_kuhn:cards={cards}"))
     assert round(sol.value, 4) == pytest.approx(published, abs=1e-12)
     assert sol.exploitability <= 1e-7

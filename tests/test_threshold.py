@@ -1,4 +1,4 @@
-"""Threshold MILFPs from qualitative models (seed 001), checked against closed forms, the
+"""Threshold MILFPs from qualitative models (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010)), checked against closed forms, the
 sequence-form LP of the same games, and exact best responses in the extensive form."""
 import json
 
@@ -20,7 +20,7 @@ from equilibria.scripts.cli import main
 def test_one_street_thresholds_satisfy_their_indifference_equations(rho):
     sol = solve_threshold(f"one_street:pot={rho}")
     (x1, x1b), (x2,) = sol.thresholds
-    # seed 001 section 3: betting vs checking at x1 gives x2 = 2 x1
+    # Ganzfried and Sandholm 2010, section 3: betting vs checking at x1 gives x2 = 2 x1
     assert x2 == pytest.approx(2 * x1, abs=1e-6)
     # each indifference written out by hand (payoffs counted as in the paper: pot won)
     bet = (1 - x2) * rho + (x2 - x1) * (rho + 1) - x1
@@ -85,7 +85,7 @@ def test_g_infinity_equilibrium_verified_on_a_fine_discretisation():
     sol = solve_threshold("kuhn_continuous", cells=4000)
     assert sol.verification["cells"] == 4000
     assert sol.exploitability < 1e-6
-    # G-infinity's value lies where v(G_n) converges (seed 001 Figure 1: -0.0560 at n=250)
+    # G-infinity's value lies where v(G_n) converges (Ganzfried and Sandholm 2010, Figure 1: -0.0560 at n=250)
     assert sol.value == pytest.approx(-0.0560, abs=6e-4)
 
 
@@ -253,9 +253,9 @@ def test_exact_buckets_keep_the_deal_probabilities():
 
 
 def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
-    from equilibria.scripts import seed001_figure2
+    from equilibria.scripts import qualitative_figure2
 
-    rows = seed001_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5)
+    rows = qualitative_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5)
     for r in rows:
         assert r["pi_worst_vertex_found"] - 1e-9 <= r["pi_lp_equilibrium"] <= r["pi_best_equilibrium"] + 1e-9
         assert r["pi_best_equilibrium"] == pytest.approx(r["pi_best_lp_objective"], abs=1e-7)
@@ -264,11 +264,11 @@ def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
 
 
 def test_figure1_script_runs_and_pure_projection_matches_the_paper_at_n50(tmp_path):
-    from equilibria.scripts import seed001_figure1
+    from equilibria.scripts import qualitative_figure1
 
-    rows = seed001_figure1.run([50], tmp_path, plot=False)
-    assert rows[0]["v_ours"] == pytest.approx(-0.0576, abs=5e-5)  # seed 001 Figure 1
-    assert rows[0]["pi_pure"] == pytest.approx(-0.0624, abs=5e-5)  # seed 001 Figure 1
+    rows = qualitative_figure1.run([50], tmp_path, plot=False)
+    assert rows[0]["v_ours"] == pytest.approx(-0.0576, abs=5e-5)  # Ganzfried and Sandholm 2010, Figure 1
+    assert rows[0]["pi_pure"] == pytest.approx(-0.0624, abs=5e-5)  # Ganzfried and Sandholm 2010, Figure 1
     assert rows[0]["v_ours"] - 1e-9 >= rows[0]["pi_ours"] >= rows[0]["pi_pure"]
 
 

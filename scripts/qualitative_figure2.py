@@ -1,6 +1,6 @@
 """Seed 001, Figure 2: G_250 abstracted into buckets of consecutive cards.
 
-    python -m equilibria.scripts.seed001_figure2 [--n 250] [--buckets 2 5 10 25 50 125] [--out figures]
+    python -m equilibria.scripts.qualitative_figure2 [--n 250] [--buckets 2 5 10 25 50 125] [--out figures]
 
 For each bucket count b, G_n's cards are grouped into b buckets of consecutive cards
 (models.abstraction.uniform_buckets) in two ways: ``exact`` (buckets dealt with their true
@@ -113,7 +113,7 @@ def _plot(rows, path: Path, np) -> None:
     b = sorted({r["buckets"] for r in rows})
     paper = [(k, v) for k, v in PAPER.items() if k in b]
     if paper:
-        ax.plot(*zip(*paper), "x--", label="seed 001")
+        ax.plot(*zip(*paper), "x--", label="Ganzfried and Sandholm 2010")
     ax.axhline(rows[0]["v_full"], color="grey", lw=0.8, label="v(G_n)")
     ax.set_xscale("log")
     ax.set_xlabel("buckets")

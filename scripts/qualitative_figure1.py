@@ -1,12 +1,12 @@
 """Seed 001, Figure 1: G-infinity's equilibrium projected onto G_n against v(G_n).
 
-    python -m equilibria.scripts.seed001_figure1 [--n 50 100 150 200 250] [--out figures]
+    python -m equilibria.scripts.qualitative_figure1 [--n 50 100 150 200 250] [--out figures]
 
 Solves G-infinity (Kuhn betting, uniform [0, 1] signals) by its threshold program and
 projects its equilibrium onto G_n in two ways:
 
 overlap   card i gets the interval [(i-1)/n, i/n] and plays the thresholds' mixture there
-          (seed 001 section 6.2): the projection this library uses;
+          (Ganzfried and Sandholm 2010, section 6.2): the projection this library uses;
 pure      card i is the point (i-1)/(n-1) and plays the one plan of the region holding it;
           a card exactly on a threshold plays the region that bets first. This pure
           projection reproduces the paper's pi(sigma_n) (see the README).
@@ -98,7 +98,7 @@ def _plot(rows, path: Path) -> None:
     ax.plot(n, [r["pi_pure"] for r in rows], "^-", label="pi(sigma_n), pure projection")
     paper = [(k, v) for k, v in PAPER_PI.items() if k in n]
     if paper:
-        ax.plot(*zip(*paper), "x--", label="pi(sigma_n), seed 001")
+        ax.plot(*zip(*paper), "x--", label="pi(sigma_n), Ganzfried and Sandholm 2010")
     ax.set_xlabel("n (cards)")
     ax.set_ylabel("payoff to player 1")
     finish(fig, ax, path)
