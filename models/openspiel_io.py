@@ -1,0 +1,338 @@
+"""OpenSpiel games as :class:`ExtensiveGame` trees, and strategies both ways.
+
+OpenSpiel (Lanctot et al., "OpenSpiel: A Framework for Reinforcement Learning in Games",
+2019) describes a game by its rules: a state object that can be cloned, advanced and asked
+for its legal actions, chance outcomes, information-state strings and returns. Since the
+rules are the only description, the tree is obtained by visiting every state once; the
+visit appends to flat Python lists and hands them to :meth:`ExtensiveGame.from_arrays`.
+
+Nothing here imports OpenSpiel at module level: it is a test and benchmark peer, never a
+run-time dependency, so ``pyspiel`` is imported inside the functions that need it.
+
+A game loaded this way carries an :class:`OpenSpielSource` as ``game.openspiel``: per
+information set the OpenSpiel information-state string and the OpenSpiel action ids aligned
+with our action order, so strategies go back to OpenSpiel by integer indexing, without
+parsing labels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
+from .errors import EquilibriaError, GameError
+
+#: Default limit on the number of tree nodes :func:`from_openspiel` will expand.
+DEFAULT_MAX_NODES = 20_000_000
+
+# OpenSpiel's player ids for non-decision states (pyspiel.PlayerId)
+_OS_CHANCE = -1
+_OS_SIMULTANEOUS = -2
+_OS_TERMINAL = -4
+
+
+class OpenSpielError(EquilibriaError):
+    """An OpenSpiel game cannot be turned into a finite tree (the message names the game
+    and the reason), or a strategy does not fit the game it is exported to."""
+
+
+@dataclass(frozen=True)
+class OpenSpielSource:
+    """Where a loaded game came from, per global information set of the game.
+
+    ``game_string``: the string that ``pyspiel.load_game`` accepts for this game.
+    ``infoset_strings``: the OpenSpiel information-state string of every information set.
+    ``action_ids``: flat int64 array aligned with ``game.action_labels``; the OpenSpiel
+    action id of action ``a`` at information set ``k`` is
+    ``action_ids[game.infoset_action_start[k] + a]``.
+    """
+
+    game_string: str
+    infoset_strings: np.ndarray
+    action_ids: np.ndarray
+
+    def actions_of(self, game: ExtensiveGame, k: int) -> np.ndarray:
+        """OpenSpiel action ids of information set ``k``, in our action order."""
+        start = int(game.infoset_action_start[k])
+        return self.action_ids[start : start + int(game.infoset_num_actions[k])]
+
+
+def _load(game_or_string):
+    import pyspiel
+
+    if isinstance(game_or_string, str):
+        try:
+            return pyspiel.load_game(game_or_string)
+        except Exception as exc:  # pyspiel raises its own error types for unknown names
+            raise OpenSpielError(f"OpenSpiel cannot load '{game_or_string}': {exc}") from None
+    return game_or_string
+
+
+def _check_kind(os_game, name: str) -> None:
+    """Refuse games that have no finite sequential tree with explicit chance."""
+    import pyspiel
+
+    gt = os_game.get_type()
+    if gt.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise OpenSpielError(
+            f"OpenSpiel game '{name}' has {gt.dynamics.name.lower()} dynamics; only "
+            "turn-based (sequential) games are converted (simultaneous moves would need "
+            "an explicit sequential transformation first)"
+        )
+    if gt.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        raise OpenSpielError(
+            f"OpenSpiel game '{name}' samples its chance events without listing their "
+            "probabilities, so its tree is not finite and explicit"
+        )
+    if not gt.provides_information_state_string:
+        raise OpenSpielError(
+            f"OpenSpiel game '{name}' provides no information-state strings, which define "
+            "the information sets"
+        )
+
+
+def estimate_tree_size(os_game, probes: int = 64, seed: int = 0) -> float:
+    """Estimated number of nodes of the game tree (terminals included).
+
+    Knuth's estimator (D. E. Knuth, "Estimating the efficiency of backtrack programs",
+    1975): along a uniformly random path, the sum over depths of the product of the
+    branching factors seen so far is an unbiased estimate of the tree size; the mean over
+    ``probes`` paths is returned. It is cheap (``probes`` times the game length) and
+    serves to refuse hopeless trees before expanding them.
+    """
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    for _ in range(probes):
+        state = os_game.new_initial_state()
+        width, size = 1.0, 1.0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions = [a for a, _ in state.chance_outcomes()]
+            elif state.is_simultaneous_node():
+                break
+            else:
+                actions = state.legal_actions()
+            width *= len(actions)
+            size += width
+            state.apply_action(actions[int(rng.integers(len(actions)))])
+        total += size
+    return total / probes
+
+
+def from_openspiel(game_or_string, *, max_nodes: int = DEFAULT_MAX_NODES) -> ExtensiveGame:
+    """The full game tree of a finite turn-based OpenSpiel game.
+
+    ``game_or_string`` is a ``pyspiel.Game`` or a string for ``pyspiel.load_game`` (for
+    example ``"kuhn_poker"``, ``"leduc_poker"``, ``"kuhn_poker(players=3)"``). Chance nodes
+    keep OpenSpiel's probabilities; terminal payoffs are OpenSpiel's returns; nodes of one
+    player with the same information-state string form one information set, labelled by
+    that string; actions are labelled by ``action_to_string`` and ordered as OpenSpiel's
+    legal actions (chance outcomes by ascending action id).
+
+    Returns the validated :class:`ExtensiveGame`, with ``game.openspiel`` an
+    :class:`OpenSpielSource`. Raises :class:`OpenSpielError` for simultaneous-move or
+    sampled-chance games, and when the tree has (or is estimated to have) more than
+    ``max_nodes`` nodes; :class:`GameError` if the information states break perfect recall.
+    """
+    os_game = _load(game_or_string)
+    name = str(os_game)
+    _check_kind(os_game, name)
+    estimate = estimate_tree_size(os_game)
+    if estimate > 10 * max_nodes:  # the estimate is noisy: refuse early only when far off
+        raise OpenSpielError(
+            f"OpenSpiel game '{name}' is too large: about {estimate:.3g} nodes are estimated, "
+            f"the limit is max_nodes={max_nodes}"
+        )
+    num_players = os_game.num_players()
+
+    parent: list[int] = []
+    player: list[int] = []
+    infoset: list[int] = []
+    action: list[int] = []
+    chance_prob: list[float] = []
+    chance_label: list[str] = []
+    terminal_node: list[int] = []
+    terminal_returns: list[list[float]] = []
+    infoset_index: dict[tuple[int, str], int] = {}
+    infoset_player: list[int] = []
+    infoset_strings: list[str] = []
+    infoset_num_actions: list[int] = []
+    action_ids: list[int] = []
+    action_labels: list[str] = []
+
+    # Depth-first with an explicit stack: memory stays proportional to depth times
+    # branching, whereas a breadth-first frontier of state objects can hold millions.
+    stack = [(os_game.new_initial_state(), -1, -1, 1.0, "")]
+    while stack:
+        state, par, act, prob, clabel = stack.pop()
+        node = len(parent)
+        if node >= max_nodes:
+            raise OpenSpielError(
+                f"OpenSpiel game '{name}' is too large: its tree has more than "
+                f"max_nodes={max_nodes} nodes (estimated size {estimate:.3g})"
+            )
+        parent.append(par)
+        action.append(act)
+        chance_prob.append(prob)
+        chance_label.append(clabel)
+        cur = state.current_player()
+        if cur == _OS_TERMINAL or state.is_terminal():
+            player.append(TERMINAL)
+            infoset.append(-1)
+            terminal_node.append(node)
+            terminal_returns.append(state.returns())
+            continue
+        if cur == _OS_CHANCE:
+            player.append(CHANCE)
+            infoset.append(-1)
+            outcomes = sorted(state.chance_outcomes())
+            for a in range(len(outcomes) - 1, -1, -1):
+                aid, p = outcomes[a]
+                stack.append((state.child(aid), node, a, float(p), state.action_to_string(_OS_CHANCE, aid)))
+            continue
+        if cur == _OS_SIMULTANEOUS or cur < 0:
+            raise OpenSpielError(f"OpenSpiel game '{name}' reaches a simultaneous-move state")
+        key_text = state.information_state_string(cur)
+        legal = state.legal_actions()
+        k = infoset_index.get((cur, key_text))
+        if k is None:
+            k = infoset_index[(cur, key_text)] = len(infoset_player)
+            infoset_player.append(cur)
+            infoset_strings.append(key_text)
+            infoset_num_actions.append(len(legal))
+            action_ids.extend(legal)
+            action_labels.extend(state.action_to_string(cur, aid) for aid in legal)
+        elif infoset_num_actions[k] != len(legal):
+            raise GameError(
+                f"OpenSpiel game '{name}': information state {key_text!r} of player {cur + 1} "
+                f"offers {len(legal)} actions at one state and {infoset_num_actions[k]} at another"
+            )
+        player.append(cur)
+        infoset.append(k)
+        for a in range(len(legal) - 1, -1, -1):
+            stack.append((state.child(legal[a]), node, a, 1.0, ""))
+
+    n = len(parent)
+    payoffs = np.zeros((n, num_players))
+    if terminal_node:
+        payoffs[np.asarray(terminal_node)] = np.asarray(terminal_returns, dtype=np.float64)
+    labels = np.asarray(infoset_strings, dtype=str)
+    action_labels_arr = np.asarray(action_labels, dtype=str)
+    ids = np.asarray(action_ids, dtype=np.int64)
+    game = ExtensiveGame.from_arrays(
+        parent=np.asarray(parent, dtype=np.int64),
+        player=np.asarray(player, dtype=np.int32),
+        infoset=np.asarray(infoset, dtype=np.int64),
+        action=np.asarray(action, dtype=np.int64),
+        chance_prob=np.asarray(chance_prob, dtype=np.float64),
+        payoffs=payoffs,
+        infoset_player=np.asarray(infoset_player, dtype=np.int32),
+        infoset_num_actions=np.asarray(infoset_num_actions, dtype=np.int32),
+        player_names=[f"Player {p + 1}" for p in range(num_players)],
+        infoset_labels=labels,
+        action_labels=action_labels_arr,
+        chance_labels=np.asarray(chance_label, dtype=str),
+        title=name,
+        validate=False,
+    )
+    try:
+        game.validate()
+    except GameError as exc:
+        raise GameError(f"OpenSpiel game '{name}': {exc}") from None
+    # Identify the per-information-set data only after construction: from_arrays
+    # renumbers nodes but keeps information sets and their action order as given.
+    game.openspiel = OpenSpielSource(game_string=name, infoset_strings=labels, action_ids=ids)
+    return game
+
+
+def _source(game: ExtensiveGame) -> OpenSpielSource:
+    source = getattr(game, "openspiel", None)
+    if source is None:
+        raise OpenSpielError(
+            f"game '{game.title}' was not loaded by from_openspiel, so it has no OpenSpiel "
+            "information states to export to"
+        )
+    return source
+
+
+def _player_positions(game: ExtensiveGame, p: int) -> np.ndarray:
+    """Flat action positions (into ``action_labels``) of player ``p``'s sequences 1, 2, ...
+
+    Player ``p``'s sequences follow its information sets in global order, each set's
+    actions in order (see :mod:`equilibria.models.sequence`).
+    """
+    ks = np.flatnonzero(game.infoset_player == p)
+    return segment_ranges(game.infoset_action_start[ks], game.infoset_num_actions[ks])
+
+
+def _policy_rows(policy, game: ExtensiveGame, source: OpenSpielSource) -> np.ndarray:
+    """Row of the tabular policy of every global information set of ``game``."""
+    lookup = policy.state_lookup
+    rows = np.empty(game.num_infosets, dtype=np.int64)
+    for k, text in enumerate(source.infoset_strings.tolist()):
+        row = lookup.get(text)
+        if row is None:
+            raise OpenSpielError(
+                f"the OpenSpiel policy has no row for information state {text!r} of game "
+                f"'{source.game_string}': policy and game do not match"
+            )
+        rows[k] = row
+    return rows
+
+
+def to_tabular_policy(os_game, game: ExtensiveGame, behaviors) -> "object":
+    """OpenSpiel ``TabularPolicy`` playing the behaviour strategies ``behaviors``.
+
+    ``os_game`` is the ``pyspiel.Game`` (or its string) that ``game`` was loaded from by
+    :func:`from_openspiel`; ``behaviors`` holds one array per player indexed by the
+    player's sequences (entry ``s >= 1`` is the probability of the action of sequence
+    ``s`` at its information set), as returned by ``solve_game`` or built with
+    :mod:`equilibria.models.strategy`. Returns an
+    ``open_spiel.python.policy.TabularPolicy`` whose rows hold those probabilities at the
+    matching OpenSpiel action ids (zero at ids that are not legal).
+    """
+    from open_spiel.python import policy as os_policy
+
+    os_game = _load(os_game)
+    source = _source(game)
+    if len(behaviors) != game.num_players:
+        raise OpenSpielError(f"{len(behaviors)} behaviour strategies for {game.num_players} players")
+    pol = os_policy.TabularPolicy(os_game)
+    rows = _policy_rows(pol, game, source)
+    probs = np.zeros(source.action_ids.shape[0])
+    for p in range(game.num_players):
+        pos = _player_positions(game, p)
+        b = np.asarray(behaviors[p], dtype=np.float64)
+        if b.shape[0] != pos.shape[0] + 1:
+            raise OpenSpielError(
+                f"the behaviour strategy of player {p + 1} has {b.shape[0]} entries; the "
+                f"player has {pos.shape[0] + 1} sequences"
+            )
+        probs[pos] = b[1:]
+    row_of_action = np.repeat(rows, game.infoset_num_actions)
+    table = pol.action_probability_array
+    table[rows] = 0.0
+    table[row_of_action, source.action_ids] = probs
+    return pol
+
+
+def from_tabular_policy(policy, game: ExtensiveGame) -> list[np.ndarray]:
+    """Behaviour strategies (one array per player, indexed by sequences) of an OpenSpiel
+    ``TabularPolicy`` on ``game``, a game loaded by :func:`from_openspiel`.
+
+    Entry 0 of each array (the empty sequence) is 1; entry ``s`` is the policy's
+    probability of the OpenSpiel action behind sequence ``s``. Probabilities are taken as
+    stored, without renormalising.
+    """
+    source = _source(game)
+    rows = _policy_rows(policy, game, source)
+    table = np.asarray(policy.action_probability_array)
+    probs = table[np.repeat(rows, game.infoset_num_actions), source.action_ids]
+    behaviors = []
+    for p in range(game.num_players):
+        pos = _player_positions(game, p)
+        b = np.ones(pos.shape[0] + 1)
+        b[1:] = probs[pos]
+        behaviors.append(b)
+    return behaviors
