@@ -232,7 +232,8 @@ def _bind(factory: Callable, kwargs: dict[str, Any]) -> Callable[[], Any] | None
 def describe(spec: Any) -> GameDescription:
     """Resolve a game: a registered name with parameters (``"leduc:ranks=4,suits=2"``), a
     bundled ``.efg`` name, a path to a ``.efg`` file, ``openspiel:GAME_STRING``, or a game
-    object (ExtensiveGame, OrderedGame, BayesianGame; a GameDescription is returned as is).
+    object (ExtensiveGame, OrderedGame, BayesianGame, a pygambit game; a GameDescription is
+    returned as is).
 
     Raises UnknownInstanceError listing the known names or the parameters a name takes.
     """
@@ -251,6 +252,11 @@ def describe(spec: Any) -> GameDescription:
         if spec.finite:
             factories["extensive"] = _signal_extensive(lambda: spec, spec.name)
         return GameDescription(spec.name, spec.name, {}, factories)
+    if type(spec).__module__.startswith("pygambit"):
+        from ..models.gambit_io import from_pygambit
+
+        game = from_pygambit(spec)
+        return GameDescription(game.title or "gambit game", game.title or "gambit game", {}, {"extensive": lambda: game})
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -312,8 +318,6 @@ def load(spec: Any):
 def catalog() -> list[dict]:
     """One row per registered game and bundled file: name, summary, parameters with
     defaults, views and the routes those views allow."""
-    from ..models.efg_io import read_efg  # noqa: F401  (bundled files are read lazily)
-
     route_views = {"lp": "extensive", "shrink": "ordered", "threshold": "signal"}
     rows = []
     for e in entries().values():
