@@ -137,7 +137,7 @@ class Answer:
     def to_dict(self) -> dict:
         """The JSON the command line prints: the fields every route shares, then the
         route's own details."""
-        out = {
+        out: dict[str, Any] = {
             "game": self.game_name,
             "route": self.route,
             "status": str(self.status),

@@ -165,13 +165,16 @@ class GameSolution(Answer):
     """
 
     game: ExtensiveGame
+    value: float
+    sequence_form: SequenceForm
+    behaviors: list[np.ndarray]
+    certificate: Exploitability
     solutions: list[Solution] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
 
     @property
     def realization_plans(self) -> list[np.ndarray]:
         """Both players' realization plans (from the behaviour strategies)."""
-        assert self.sequence_form is not None and self.behaviors is not None
         return [realization_from_behavior(ps, b) for ps, b in zip(self.sequence_form.players, self.behaviors)]
 
     def details(self) -> dict:

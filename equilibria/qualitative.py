@@ -9,6 +9,7 @@ thresholds, strategies and a certificate out.
 from __future__ import annotations
 
 import time
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,7 @@ class ThresholdSolution(Answer):
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
         tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells ** 2)
-        return self.exploitability <= tolerance
+        return self.exploitability is not None and self.exploitability <= tolerance
 
     def region_table(self) -> list[dict]:
         """One row per player and region: plan in words and signal interval."""
@@ -107,11 +108,14 @@ def project(game: BayesianGame, model: ParametricModel, thresholds, target: Fini
     return out
 
 
-def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | None = None, *,
+def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
                     backend: str = "highs", indicators: str | None = None, cells: int = DEFAULT_CELLS,
                     select: str = "any", min_width: float = 0.0, time_limit: float | None = None, extensive_check: bool = True,
                     verbose: bool = False) -> ThresholdSolution:
-    """Build the threshold MILFP of ``model`` for ``game``, solve it, recover and verify.
+    """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
+
+    ``spec`` is a BayesianGame or anything the game registry resolves to one
+    (``"one_street:pot=2"``).
 
     ``indicators``: ``native`` (SCIP's indicator constraints; the default with
     ``backend="scip"``), ``bigm`` (default otherwise) or ``hull``. ``select``: ``any``
@@ -121,10 +125,12 @@ def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | Non
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
     """
     t0 = time.perf_counter()
-    if not isinstance(game, BayesianGame):
+    if isinstance(spec, BayesianGame):
+        game = spec
+    else:
         from .instances.registry import describe
 
-        game = describe(game).view("signal", "threshold programs need private signals and a public betting tree")
+        game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     model = resolve_model(game, model)
     indicators = indicators or default_indicators(backend)
     program = threshold_milfp(game, model, select=select, min_width=min_width)
@@ -143,8 +149,10 @@ def solve_threshold(game: str | BayesianGame, model: str | ParametricModel | Non
     m = program.model
     t = {k: sol.values[m.t[k].name] for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
-    thresholds = tuple([t[k] for k in program.thresholds if owner[k] == p] for p in (0, 1))
-    cdf = tuple(list(game.signals[p](np.asarray(thresholds[p], dtype=float))) for p in (0, 1))
+    thresholds = ([float(t[k]) for k in program.thresholds if owner[k] == 0],
+                  [float(t[k]) for k in program.thresholds if owner[k] == 1])
+    cdf = ([float(v) for v in game.signals[0](np.asarray(thresholds[0], dtype=float))],
+           [float(v) for v in game.signals[1](np.asarray(thresholds[1], dtype=float))])
     verification: dict = {}
     sequence_form, behaviors, where = None, None, "the game's signal plans"
     if game.finite:

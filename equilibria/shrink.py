@@ -16,6 +16,7 @@ from typing import Any
 from .answer import Answer
 from .api import solve_sequence_form
 from .formulations import sequence_form_lp
+from .formulations.linear_program import LinearProgram
 from .models.best_response import certify
 from .models.ordered import (
     FilteredGame,
@@ -41,7 +42,7 @@ class ShrinkReport:
 
     game: OrderedGame
     filtered: FilteredGame
-    lp: object
+    lp: LinearProgram
     threshold: float
     signal_tree_nodes: int
     classes: dict

@@ -9,6 +9,8 @@ the matrix directly; Pyomo is only built when asked for.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -112,6 +114,7 @@ class LinearProgram:
         for b in self.col_blocks:
             lo = self.col_lower[b.start : b.stop]
             hi = self.col_upper[b.start : b.stop]
+            bounds: Any
             if b.size and np.all(lo == lo[0]) and np.all(hi == hi[0]):
                 bounds = (bound(lo[0]), bound(hi[0]))
             else:

@@ -137,7 +137,7 @@ def equilibrium_behaviors(sf: SequenceForm, lp: LinearProgram, x: np.ndarray, ro
         plans[o] = opponent_realization_plan(lp, row_duals)
     else:
         raise GameError("the opponent's strategy needs the LP's row duals or the opponent's own LP")
-    return [behavior_from_realization(sf.players[q], plans[q]) for q in range(2)]
+    return [behavior_from_realization(sf.players[q], plan) for q, plan in enumerate(plans) if plan is not None]
 
 
 def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: SequenceForm, lift: sp.spmatrix,

@@ -66,6 +66,7 @@ def _print_certificate(answer) -> None:
 
 def cmd_solve(args) -> int:
     from ..routes import solve
+    from ..shrink import ShrunkSolution
 
     options = dict(backend=args.backend, method=args.method, time_limit=args.time_limit,
                    target_exploitability=args.target_exploitability, verbose=args.verbose)
@@ -80,7 +81,7 @@ def cmd_solve(args) -> int:
     if args.json:
         print(answer.to_json())
         return 0
-    if args.shrink:
+    if isinstance(answer, ShrunkSolution):
         _print_shrink(answer.report)
         print(f"exploitability   {answer.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
         if not answer.lifted:
@@ -201,6 +202,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_threshold(args) -> int:
+    from ..qualitative import ThresholdSolution
     from ..routes import solve
     from ..solvers.disjunctive import write_disjunctive
 
@@ -209,6 +211,7 @@ def cmd_threshold(args) -> int:
         cells=args.cells, time_limit=args.time_limit, verbose=args.verbose, select=args.select,
         min_width=args.min_width,
     )
+    assert isinstance(sol, ThresholdSolution)
     if args.write:
         write_disjunctive(sol.program.model, args.write, sol.indicators)
     if args.json:

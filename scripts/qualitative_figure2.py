@@ -57,6 +57,8 @@ def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed
         lift = abst.lift_matrix(0, full_sf, sol.sequence_form)
         lp = best_abstract_equilibrium_lp(sol.sequence_form, full_sf, lift, sol.value)
         best = solve(lp)
+        if best.x is None:
+            raise RuntimeError(f"the best-equilibrium LP was not solved: {best.status}")
         r = realization_plan(lp, best.x)
         beh = behavior_from_realization(sol.sequence_form.players[0], r)
         best_sigma = plans_from_behavior(abst.game, efg, sol.sequence_form, [beh, sol.behaviors[1]])
@@ -87,10 +89,10 @@ def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed
               f"best {pi_best:.6f}, worst of {len(seen)} vertices {worst:.6f}", flush=True)
     print(f"{'abstraction':>11} {'buckets':>8} {'paper':>8} {'LP equilibrium':>15} {'best':>10} "
           f"{'worst found':>12} {'v(G_n)':>10}")
-    for r in rows:
-        pp = f"{r['paper']:.4f}" if r["paper"] is not None else "-"
-        print(f"{r['abstraction']:>11} {r['buckets']:>8} {pp:>8} {r['pi_lp_equilibrium']:>15.6f} {r['pi_best_equilibrium']:>10.6f} "
-              f"{r['pi_worst_vertex_found']:>12.6f} {r['v_full']:>10.6f}")
+    for row in rows:
+        pp = f"{row['paper']:.4f}" if row["paper"] is not None else "-"
+        print(f"{row['abstraction']:>11} {row['buckets']:>8} {pp:>8} {row['pi_lp_equilibrium']:>15.6f} "
+              f"{row['pi_best_equilibrium']:>10.6f} {row['pi_worst_vertex_found']:>12.6f} {row['v_full']:>10.6f}")
     write_rows(rows, out / "figure2.csv")
     if plot:
         _plot(rows, out / "figure2.png", np)
