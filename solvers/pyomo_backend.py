@@ -144,8 +144,33 @@ class PyomoBackend(Backend):
         # Pyomo itself is this backend: the model goes to the interface unchanged
         if method is not None:
             raise SolverError(f"backend '{self.name}' offers no choice of method (got '{method}')")
+        import pyomo.environ as pyo
+
+        for con in model.component_data_objects(pyo.SOSConstraint, active=True):
+            if not getattr(self.capabilities, f"sos{con.level}"):
+                self.refuse(f"sos{con.level}", f"solve a model with SOS{con.level} constraints")
+        if not self.capabilities.bilinear and not _linear(model):
+            self.refuse("bilinear", "solve a model with products of variables")
         return solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose,
                                          options=options)
+
+
+def _linear(model) -> bool:
+    """True when every active constraint and objective of ``model`` is linear (matrix-row
+    families are linear by construction and are not expanded)."""
+    import pyomo.environ as pyo
+
+    from ..formulations.pyomo_matrix import MatrixRows
+
+    for comp in model.component_objects((pyo.Constraint, pyo.Objective), active=True, descend_into=True):
+        if isinstance(comp, MatrixRows):
+            continue
+        for data in comp.values():
+            expr = data.body if comp.ctype is pyo.Constraint else data.expr
+            degree = expr.polynomial_degree() if hasattr(expr, "polynomial_degree") else 0
+            if degree is None or degree > 1:
+                return False
+    return True
 
 
 #: Pyomo solver names probed when listing what is available.

@@ -187,22 +187,47 @@ def test_native_indicators_refused_on_highs():
         solve_model(m, "highs", indicators="native")
 
 
-def test_sos2_refused_on_highs_and_solved_by_scip():
+@pytest.mark.parametrize("name", NAMES)
+def test_sos2_solved_or_refused(name):
     import pyomo.environ as pyo
 
+    backend = backend_or_skip(name)
     m = pyo.ConcreteModel()
     m.w = pyo.Var(range(3), bounds=(0, 1))
     m.convex = pyo.Constraint(expr=sum(m.w.values()) == 1)
     m.sos = pyo.SOSConstraint(var=m.w, sos=2)
-    # maximise weight on the two ends: SOS2 allows only neighbours, so at most one end
-    m.objective = pyo.Objective(expr=m.w[0] + m.w[2], sense=pyo.maximize)
-    with pytest.raises(SolverError, match="'highs'.*'sos2'"):
-        solve_model(m, "highs")
-    backend_or_skip("scip")
-    sol = solve_model(m, "scip")
+    # weight on both ends pays most, but SOS2 allows only neighbours: optimum 1 with one end
+    m.objective = pyo.Objective(expr=m.w[0] + m.w[2] - 0.5 * m.w[1], sense=pyo.maximize)
+    if not backend.capabilities.sos2:
+        with pytest.raises(SolverError, match=f"'{name}'.*'sos2'"):
+            solve_model(m, name)
+        return
+    sol = solve_model(m, name)
     assert sol.status == "optimal" and sol.objective == pytest.approx(1.0)
     assert pyo.value(m.w[0]) + pyo.value(m.w[2]) == pytest.approx(1.0)
     assert pyo.value(m.w[0]) * pyo.value(m.w[2]) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bilinear_solved_or_refused(name):
+    import pyomo.environ as pyo
+
+    backend = backend_or_skip(name)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 2))
+    m.y = pyo.Var(bounds=(0, 2))
+    m.budget = pyo.Constraint(expr=m.x + m.y <= 2)
+    m.product = pyo.Var(bounds=(0, 4))
+    m.link = pyo.Constraint(expr=m.product == m.x * m.y)  # a nonconvex equality: global solvers only
+    m.objective = pyo.Objective(expr=m.product, sense=pyo.maximize)
+    if not backend.capabilities.bilinear:
+        with pytest.raises(SolverError, match=f"'{name}'.*'bilinear'"):
+            solve_model(m, name)
+        return
+    sol = solve_model(m, name)
+    assert sol.status == "optimal"
+    assert pyo.value(m.product) == pytest.approx(1.0, abs=1e-6)
+    assert pyo.value(m.x) == pytest.approx(1.0, abs=1e-3)
 
 
 def test_time_limit_refused_where_absent(kuhn_lp):
