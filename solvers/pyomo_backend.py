@@ -87,7 +87,10 @@ def solve_with_solver_factory(model, name: str, *, time_limit=None, verbose=Fals
     term = str(results.solver.termination_condition)
     status = _STATUS.get(term, Status.UNKNOWN)
     objective = None
-    if status == Status.OPTIMAL or len(getattr(results, "solution", [])) > 0:
+    # some interfaces (gurobi_direct, xpress) attach an empty "solution" to an infeasible or
+    # unbounded result; loading it only logs errors, so only a solved or stopped run is loaded
+    no_point = (Status.INFEASIBLE, Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED, Status.ERROR)
+    if status == Status.OPTIMAL or (status not in no_point and len(getattr(results, "solution", [])) > 0):
         try:
             model.solutions.load_from(results)
             objs = list(model.component_data_objects(pyo.Objective, active=True))
