@@ -146,8 +146,10 @@ def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
         )
     if sol.status != "optimal":
         raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+    import pyomo.environ as pyo
+
     m = program.model
-    t = {k: sol.values[m.t[k].name] for k in program.thresholds}
+    t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
     thresholds = ([float(t[k]) for k in program.thresholds if owner[k] == 0],
                   [float(t[k]) for k in program.thresholds if owner[k] == 1])

@@ -250,10 +250,20 @@ def cmd_threshold(args) -> int:
 
 
 def cmd_backends(args) -> int:
-    from ..solvers import available_backends
+    from ..solvers import CAPABILITIES, available_backends, get_backend, registered
 
-    for name in available_backends():
-        print(name)
+    here = available_backends()
+    if args.names:
+        print("\n".join(here))
+        return 0
+    names = list(registered()) + [n for n in here if n not in registered()]
+    width = max(map(len, names))
+    print(f"{'backend':{width}}  available  " + " ".join(CAPABILITIES))
+    for name in names:
+        backend = registered().get(name) or get_backend(name)
+        caps = backend.capabilities
+        marks = " ".join(f"{'yes' if getattr(caps, c) else '-':{len(c)}}" for c in CAPABILITIES)
+        print(f"{name:{width}}  {'yes' if name in here else 'no':9}  {marks}")
     return 0
 
 
@@ -326,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_threshold)
 
-    p = sub.add_parser("backends", help="list the solver backends available here")
+    p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")
+    p.add_argument("--names", action="store_true", help="only the names of the available backends")
     p.set_defaults(func=cmd_backends)
     return parser
 

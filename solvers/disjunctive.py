@@ -4,19 +4,20 @@
 
 ``indicators="bigm"``   Pyomo's ``gdp.bigm`` (M from the variable bounds), then the backend
 ``indicators="hull"``   Pyomo's ``gdp.hull`` (convex hull reformulation), then the backend
-``indicators="native"`` SCIP only: every disjunct becomes a binary with SCIP indicator
-                        constraints (``z = 1 => row``), added through PySCIPOpt because
-                        Pyomo has no indicator constraints.
+``indicators="native"`` backends with the ``indicators`` capability (SCIP): every disjunct
+                        becomes a binary with SCIP indicator constraints (``z = 1 => row``),
+                        added through PySCIPOpt because Pyomo has no indicator constraints.
+
+Variable values are loaded into the model's own variables; the returned
+:class:`~equilibria.solvers.Solution` lists the active disjuncts.
 
 An untransformed disjunction is silently ignored by Pyomo's solver interfaces, which then
 report a wrong "optimal"; the transformed model is checked for leftovers before solving.
 """
 from __future__ import annotations
 
-import logging
 import re
 import time
-from dataclasses import dataclass, field
 
 import pyomo.environ as pyo
 from pyomo.gdp import Disjunct, Disjunction
@@ -24,38 +25,31 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn import generate_standard_repn
 
 from ..models.errors import SolverError
+from .base import Solution, Status, quiet_logger
 
 INDICATOR_MODES = ("native", "bigm", "hull")
 
-#: Pyomo solver name per backend for transformed (plain MILP) models.
-_PYOMO_NAMES = {"highs": "appsi_highs", "scip": "scip_direct"}
 
-
-@dataclass
-class DisjunctiveSolution:
-    """Status, variable values by component name (``"x['1.1']"``), which disjuncts hold,
-    and timings (``transform``, ``build``, ``solve``)."""
-
-    status: str
-    values: dict
-    active_disjuncts: list
-    backend: str
-    indicators: str
-    seconds: dict = field(default_factory=dict)
-    message: str = ""
+def has_disjunctions(model) -> bool:
+    """True when ``model`` holds an active GDP ``Disjunction``."""
+    return next(model.component_data_objects(Disjunction, active=True, descend_into=True), None) is not None
 
 
 def default_indicators(backend: str) -> str:
-    """SCIP gets native indicator constraints; everything else big-M."""
-    return "native" if backend == "scip" else "bigm"
+    """``native`` when backend ``backend`` has indicator constraints (SCIP), else ``bigm``."""
+    from .base import registered
+
+    known = registered().get(backend)
+    return known.default_indicators() if known is not None else "bigm"
 
 
-def transformed(model: pyo.ConcreteModel, indicators: str) -> pyo.ConcreteModel:
+def transformed(model: pyo.ConcreteModel, indicators: str, memo: dict | None = None) -> pyo.ConcreteModel:
     """A clone with every disjunction reformulated (``bigm`` or ``hull``); raises
-    SolverError if a disjunction survives."""
+    SolverError if a disjunction survives. ``memo`` receives Pyomo's clone map
+    (``id(original component) -> copy``), which :func:`copy_values` reads."""
     if indicators not in ("bigm", "hull"):
         raise SolverError(f"indicators must be one of {', '.join(INDICATOR_MODES)}, not '{indicators}'")
-    clone = model.clone()
+    clone = model.clone(memo)
     pyo.TransformationFactory(f"gdp.{indicators}").apply_to(clone)
     left = [d.name for d in clone.component_data_objects(Disjunction, active=True)]
     if left:
@@ -63,63 +57,73 @@ def transformed(model: pyo.ConcreteModel, indicators: str) -> pyo.ConcreteModel:
     return clone
 
 
-def _var_values(model) -> dict:
-    return {v.name: v.value for v in model.component_data_objects(pyo.Var)}
+def _variables(model):
+    return model.component_data_objects(pyo.Var, descend_into=(pyo.Block, Disjunct))
+
+
+def copy_values(model, memo: dict) -> None:
+    """Load the values of the clone made by :func:`transformed` into ``model``'s variables."""
+    for v in _variables(model):
+        twin = memo.get(id(v))
+        if twin is not None and twin is not v:
+            v.set_value(twin.value, skip_validation=True)
+
+
+def active_disjuncts(model) -> list[str]:
+    """Names of the disjuncts whose indicator is 1 in the values loaded into ``model``."""
+    out = []
+    for d in model.component_data_objects(Disjunct, descend_into=(pyo.Block, Disjunct)):
+        z = d.binary_indicator_var.value
+        if z is not None and z > 0.5:
+            out.append(d.name)
+    return out
 
 
 def solve_disjunctive(model: pyo.ConcreteModel, backend: str = "highs", indicators: str | None = None,
-                      time_limit: float | None = None, verbose: bool = False) -> DisjunctiveSolution:
-    """Solve ``model`` (a Pyomo model with disjunctions); see the module docstring."""
-    indicators = indicators or default_indicators(backend)
-    if indicators not in INDICATOR_MODES:
-        raise SolverError(f"indicators must be one of {', '.join(INDICATOR_MODES)}, not '{indicators}'")
-    if indicators == "native":
-        if backend != "scip":
-            raise SolverError("native indicator constraints need the scip backend; use --indicators bigm or hull")
-        return _solve_native_scip(model, time_limit, verbose)
-    t0 = time.perf_counter()
-    milp = transformed(model, indicators)
-    t1 = time.perf_counter()
-    name = _PYOMO_NAMES.get(backend, backend.removeprefix("pyomo:"))
-    opt = pyo.SolverFactory(name)
-    if not opt.available(exception_flag=False):
-        raise SolverError(f"solver '{name}' is not available on this machine")
-    if time_limit is not None:
-        opt.options["time_limit" if "highs" in name else "limits/time"] = time_limit
-    results = opt.solve(milp, tee=verbose, load_solutions=False)
-    t2 = time.perf_counter()
-    term = str(results.solver.termination_condition)
-    status = {"optimal": "optimal", "infeasible": "infeasible", "infeasibleOrUnbounded": "infeasible",
-              "maxTimeLimit": "time_limit"}.get(term, term)
-    values, active = {}, []
-    if status == "optimal":
-        milp.solutions.load_from(results)
-        values = _var_values(milp)
-        active = [d.name for d in milp.component_data_objects(Disjunct)
-                  if d.binary_indicator_var.value is not None and d.binary_indicator_var.value > 0.5]
-    return DisjunctiveSolution(status, values, active, backend, indicators,
-                               {"transform": t1 - t0, "solve": t2 - t1}, term)
+                      time_limit: float | None = None, verbose: bool = False) -> Solution:
+    """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend``.
+
+    Returns the backend's :class:`~equilibria.solvers.Solution`; the variable values are
+    loaded into ``model`` itself and ``Solution.active_disjuncts`` lists the disjuncts that
+    hold. See :meth:`~equilibria.solvers.Backend.solve_model`.
+    """
+    from .base import get_backend
+
+    return get_backend(backend).solve_model(model, indicators=indicators, time_limit=time_limit, verbose=verbose)
 
 
-def _solve_native_scip(model: pyo.ConcreteModel, time_limit, verbose) -> DisjunctiveSolution:
-    """Pass the model to PySCIPOpt with one binary per disjunct and indicator constraints."""
+_SCIP_STATUS = {"optimal": Status.OPTIMAL, "infeasible": Status.INFEASIBLE, "unbounded": Status.UNBOUNDED,
+                "inforunbd": Status.INFEASIBLE_OR_UNBOUNDED, "timelimit": Status.TIME_LIMIT,
+                "nodelimit": Status.NODE_LIMIT, "totalnodelimit": Status.NODE_LIMIT,
+                "sollimit": Status.SOLUTION_LIMIT, "bestsollimit": Status.SOLUTION_LIMIT,
+                "userinterrupt": Status.INTERRUPTED}
+
+
+def solve_native_scip(model: pyo.ConcreteModel, time_limit=None, verbose=False, options=None) -> Solution:
+    """Solve with one SCIP binary per disjunct and indicator constraints (see
+    :func:`build_native_scip`); returns the Solution and loads the values into ``model``."""
     t0 = time.perf_counter()
     scip, svar, binary = build_native_scip(model, verbose)
     if time_limit is not None:
         scip.setParam("limits/time", float(time_limit))
+    for key, value in (options or {}).items():
+        scip.setParam(key, value)
     t1 = time.perf_counter()
     scip.optimize()
     t2 = time.perf_counter()
     st = scip.getStatus()
-    status = {"optimal": "optimal", "infeasible": "infeasible", "timelimit": "time_limit"}.get(st, st)
-    values, active = {}, []
-    if status == "optimal":
+    status = _SCIP_STATUS.get(st, Status.UNKNOWN)
+    active, objective = None, None
+    if scip.getNSols() > 0:
         sol = scip.getBestSol()
-        for v in model.component_data_objects(pyo.Var, descend_into=(pyo.Block, Disjunct)):
+        for v in _variables(model):
             if id(v) in svar:
-                values[v.name] = scip.getSolVal(sol, svar[id(v)])
+                v.set_value(scip.getSolVal(sol, svar[id(v)]), skip_validation=True)
         active = [name for name, z in binary.items() if scip.getSolVal(sol, z) > 0.5]
-    return DisjunctiveSolution(status, values, active, "scip", "native", {"build": t1 - t0, "solve": t2 - t1}, st)
+        objective = float(scip.getSolObjVal(sol))
+    return Solution(status=status, objective=objective, x=None, row_duals=None, backend="scip",
+                    method="branch-and-bound", seconds={"build": t1 - t0, "solve": t2 - t1}, message=st,
+                    active_disjuncts=active, indicators="native")
 
 
 def _plain(name: str) -> str:
@@ -210,15 +214,10 @@ def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bi
         return str(path)
     milp = transformed(model, indicators)
     # feasibility programs have a constant objective, which Pyomo's writers warn about
-    log = logging.getLogger("pyomo")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
+    with quiet_logger("pyomo"):
         milp.write(str(path), io_options={"symbolic_solver_labels": True})
-    finally:
-        log.setLevel(level)
     return str(path)
 
 
-__all__ = ["DisjunctiveSolution", "INDICATOR_MODES", "default_indicators", "solve_disjunctive",
-           "transformed", "write_disjunctive", "build_native_scip"]
+__all__ = ["INDICATOR_MODES", "active_disjuncts", "build_native_scip", "copy_values", "default_indicators",
+           "has_disjunctions", "solve_disjunctive", "solve_native_scip", "transformed", "write_disjunctive"]

@@ -1,4 +1,8 @@
-"""HiGHS through highspy: the sparse matrix is handed over as a column-wise HighsLp."""
+"""HiGHS through highspy: the sparse matrix is handed over as column-wise arrays.
+
+highspy is imported when a function here first needs it, so that registering the backend
+(and listing backends) costs nothing.
+"""
 from __future__ import annotations
 
 import os
@@ -7,21 +11,29 @@ import threading
 import time
 from pathlib import Path
 
-import highspy
 import numpy as np
 
 from ..models.errors import SolverError
-from . import Solution
+from .base import Backend, Capabilities, Solution, Status, is_mip, register
 
+#: HighsModelStatus member name -> Status
 _STATUS = {
-    highspy.HighsModelStatus.kOptimal: "optimal",
-    highspy.HighsModelStatus.kInfeasible: "infeasible",
-    highspy.HighsModelStatus.kUnbounded: "unbounded",
-    highspy.HighsModelStatus.kUnboundedOrInfeasible: "infeasible",
-    highspy.HighsModelStatus.kTimeLimit: "time_limit",
-    highspy.HighsModelStatus.kIterationLimit: "iteration_limit",
-    highspy.HighsModelStatus.kInterrupt: "interrupted",
-    highspy.HighsModelStatus.kObjectiveTarget: "objective_target",
+    "kOptimal": Status.OPTIMAL,
+    "kInfeasible": Status.INFEASIBLE,
+    "kUnbounded": Status.UNBOUNDED,
+    "kUnboundedOrInfeasible": Status.INFEASIBLE_OR_UNBOUNDED,
+    "kTimeLimit": Status.TIME_LIMIT,
+    "kIterationLimit": Status.ITERATION_LIMIT,
+    "kSolutionLimit": Status.SOLUTION_LIMIT,
+    "kInterrupt": Status.INTERRUPTED,
+    "kObjectiveTarget": Status.OBJECTIVE_TARGET,
+    "kObjectiveBound": Status.OBJECTIVE_TARGET,
+    "kSolveError": Status.ERROR,
+    "kModelError": Status.ERROR,
+    "kLoadError": Status.ERROR,
+    "kPresolveError": Status.ERROR,
+    "kPostsolveError": Status.ERROR,
+    "kMemoryLimit": Status.ERROR,
 }
 
 #: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
@@ -32,6 +44,8 @@ CONCURRENT = ("simplex", "ipx")
 
 def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
     """The problem as a HighsLp (column-wise matrix); row/column names when asked."""
+    import highspy
+
     A = problem.A.tocsc()
     lp = highspy.HighsLp()
     lp.num_col_ = problem.num_cols
@@ -77,12 +91,16 @@ def _arrays(problem) -> tuple:
 
 
 def _new_highs(verbose: bool) -> "highspy.Highs":
+    import highspy
+
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
     return h
 
 
 def _configured(verbose, method, time_limit, options) -> "highspy.Highs":
+    import highspy
+
     h = _new_highs(verbose)
     if method not in (None, "concurrent"):
         h.setOptionValue("solver", method)
@@ -125,31 +143,44 @@ def _race(arrays, verbose, time_limit, options) -> tuple["highspy.Highs", str, f
     return solvers[winner], winner, transfer_done
 
 
-def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
-    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent``)."""
+def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None,
+                warm_start=None) -> Solution:
+    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent`` for
+    LPs). Returns the Solution; ``warm_start`` (column values) seeds the MIP search or
+    the simplex."""
     if method is not None and method not in METHODS:
         raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
     t0 = time.perf_counter()
     arrays = _arrays(problem)
     t1 = time.perf_counter()
-    if method in (None, "concurrent") and problem.integrality is None:
+    if method in (None, "concurrent") and not is_mip(problem) and warm_start is None:
         h, winner, t2 = _race(arrays, verbose, time_limit, options)
         used = f"concurrent:{winner}"
     else:
-        h = _configured(verbose, method, time_limit, options)
+        h = _configured(verbose, None if method == "concurrent" else method, time_limit, options)
         h.passModel(*arrays)
-        used = method or "choose"
+        if warm_start is not None:
+            import highspy
+
+            start = highspy.HighsSolution()
+            start.col_value = np.asarray(warm_start, dtype=np.float64).tolist()
+            start.value_valid = True
+            h.setSolution(start)
+        used = method if method not in (None, "concurrent") else "choose"
         t2 = time.perf_counter()
         h.run()
     t3 = time.perf_counter()
     model_status = h.getModelStatus()
-    status = _STATUS.get(model_status, "unknown")
+    status = _STATUS.get(model_status.name, Status.UNKNOWN)
     info = h.getInfo()
     sol = h.getSolution()
     has_primal = sol.value_valid
     x = np.asarray(sol.col_value) if has_primal else None
-    duals = np.asarray(sol.row_dual) if sol.dual_valid else None
+    duals = np.asarray(sol.row_dual) if sol.dual_valid and not is_mip(problem) else None
     objective = float(info.objective_function_value) if has_primal else None
+    dual_objective = None
+    if is_mip(problem) and has_primal:
+        dual_objective = float(info.mip_dual_bound)
     return Solution(
         status=status,
         objective=objective,
@@ -158,8 +189,26 @@ def solve_highs(problem, method=None, time_limit=None, verbose=False, options=No
         backend="highs",
         method=used,
         seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
+        dual_objective=dual_objective,
         message=h.modelStatusToString(model_status),
     )
+
+
+@register
+class HighsBackend(Backend):
+    """HiGHS (Huangfu and Hall, "Parallelizing the dual revised simplex method", 2018) through
+    highspy: LPs by simplex, interior point (IPX) or PDLP, MILPs by branch and cut. No SOS,
+    no indicator constraints, no products of variables."""
+
+    name = "highs"
+    module = "highspy"
+    install = "highspy"
+    capabilities = Capabilities(lp=True, milp=True, duals=True, time_limit=True, warm_start=True)
+    methods = METHODS
+
+    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+        return solve_highs(problem, method=method, time_limit=time_limit, verbose=verbose,
+                           options=options, warm_start=warm_start)
 
 
 def write_with_highs(problem, path, file_format: str | None = None) -> None:
@@ -177,7 +226,7 @@ def write_with_highs(problem, path, file_format: str | None = None) -> None:
         os.close(fd)
         target = Path(tmp)
     status = h.writeModel(str(target))
-    if status == highspy.HighsStatus.kError:
+    if status.name == "kError":
         raise SolverError(f"HiGHS could not write {path}")
     if target != path:
         os.replace(target, path)

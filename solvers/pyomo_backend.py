@@ -1,75 +1,214 @@
-"""Any solver Pyomo's SolverFactory reaches, given the model from ``problem.to_pyomo(expanded=True)``."""
+"""Any solver Pyomo's ``SolverFactory`` reaches, as the backend family ``pyomo:NAME``.
+
+A LinearProgram is given to the solver as the model made by ``problem.to_pyomo(expanded=True)``;
+a Pyomo model is handed over as it is, and the solver interface loads the values into it.
+"""
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
-import pyomo.environ as pyo
 
-from . import Solution
+from ..models.errors import SolverError
+from .base import Backend, Capabilities, Solution, Status, is_mip, quiet_logger, register_family
 
+#: Pyomo TerminationCondition (as text) -> Status
 _STATUS = {
-    "optimal": "optimal",
-    "infeasible": "infeasible",
-    "unbounded": "unbounded",
-    "infeasibleOrUnbounded": "infeasible",
-    "maxTimeLimit": "time_limit",
-    "maxIterations": "iteration_limit",
-    "userInterrupt": "interrupted",
+    "optimal": Status.OPTIMAL,
+    "globallyOptimal": Status.OPTIMAL,
+    "locallyOptimal": Status.OPTIMAL,
+    "infeasible": Status.INFEASIBLE,
+    "unbounded": Status.UNBOUNDED,
+    "infeasibleOrUnbounded": Status.INFEASIBLE_OR_UNBOUNDED,
+    "maxTimeLimit": Status.TIME_LIMIT,
+    "maxIterations": Status.ITERATION_LIMIT,
+    "maxEvaluations": Status.ITERATION_LIMIT,
+    "userInterrupt": Status.INTERRUPTED,
+    "error": Status.ERROR,
+    "solverFailure": Status.ERROR,
+    "internalSolverError": Status.ERROR,
+}
+
+#: Name of the time-limit option of the Pyomo interfaces whose spelling is known.
+TIME_LIMIT_OPTION = {
+    "highs": "time_limit", "appsi_highs": "time_limit",
+    "scip_direct": "limits/time", "scip_persistent": "limits/time", "scip": "limits/time",
+    "gurobi": "TimeLimit", "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit",
+    "cplex": "timelimit", "cplex_direct": "timelimit",
+    "glpk": "tmlim", "cbc": "sec",
+}
+
+_LP_MILP = dict(lp=True, milp=True)
+#: Capabilities of the interfaces measured or documented; others are taken to solve LP/MILP only.
+KNOWN = {
+    "highs": Capabilities(**_LP_MILP, duals=True, time_limit=True),
+    "appsi_highs": Capabilities(**_LP_MILP, duals=True, time_limit=True),
+    # the direct SCIP interfaces return no duals (NotImplementedError from Pyomo)
+    "scip_direct": Capabilities(**_LP_MILP, sos1=True, sos2=True, bilinear=True, time_limit=True),
+    "scip_persistent": Capabilities(**_LP_MILP, sos1=True, sos2=True, bilinear=True, time_limit=True),
+    "gurobi_direct": Capabilities(**_LP_MILP, sos1=True, sos2=True, bilinear=True, duals=True, time_limit=True),
+    "gurobi_persistent": Capabilities(**_LP_MILP, sos1=True, sos2=True, bilinear=True, duals=True, time_limit=True),
+    "glpk": Capabilities(**_LP_MILP, duals=True, time_limit=True),
+    "cbc": Capabilities(**_LP_MILP, sos1=True, sos2=True, time_limit=True),
+    "clp": Capabilities(lp=True, duals=True),
 }
 
 
-def solve_pyomo(problem, name: str, time_limit=None, verbose=False, options=None) -> Solution:
-    """Build the Pyomo model and solve it with ``SolverFactory(name)``; duals when given."""
-    t0 = time.perf_counter()
-    # Solved at once, so every row's expression is needed anyway: building them up front is
-    # about 30% cheaper through appsi_highs than deriving them from matrix rows on demand.
-    model = problem.to_pyomo(expanded=True)
-    model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    t1 = time.perf_counter()
+def solve_with_solver_factory(model, name: str, *, time_limit=None, verbose=False, options=None,
+                              duals: bool = False) -> Solution:
+    """Solve the Pyomo ``model`` with ``SolverFactory(name)`` and load the values into it.
+
+    Returns a Solution without ``x`` (the values live in the model); with ``duals`` a
+    ``dual`` import suffix is put on the model and filled when the interface supports it.
+    """
+    import pyomo.environ as pyo
+
     opt = pyo.SolverFactory(name)
     if time_limit is not None:
-        for key in ("time_limit", "timelimit", "TimeLimit", "limits/time"):
-            try:
-                opt.options[key] = time_limit
-                break
-            except Exception:
-                continue
+        if name not in TIME_LIMIT_OPTION:
+            raise SolverError(f"backend 'pyomo:{name}' cannot stop at a time limit: "
+                              "it lacks the capability 'time_limit' (its option name is not known)")
+        opt.options[TIME_LIMIT_OPTION[name]] = time_limit
     for key, value in (options or {}).items():
         opt.options[key] = value
+    if duals and getattr(model, "dual", None) is None:
+        model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    t0 = time.perf_counter()
     try:
         results = opt.solve(model, tee=verbose, load_solutions=False)
     except NotImplementedError:
         # interfaces without duals (scip_direct) refuse an import suffix for them
+        if not duals:
+            raise
         model.del_component(model.dual)
         results = opt.solve(model, tee=verbose, load_solutions=False)
-    t2 = time.perf_counter()
+    t1 = time.perf_counter()
     term = str(results.solver.termination_condition)
-    status = _STATUS.get(term, "unknown")
-    x = duals = objective = None
-    if status == "optimal" or len(getattr(results, "solution", [])) > 0:
+    status = _STATUS.get(term, Status.UNKNOWN)
+    objective = None
+    # some interfaces (gurobi_direct, xpress) attach an empty "solution" to an infeasible or
+    # unbounded result; loading it only logs errors, so only a solved or stopped run is loaded
+    no_point = (Status.INFEASIBLE, Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED, Status.ERROR)
+    if status == Status.OPTIMAL or (status not in no_point and len(getattr(results, "solution", [])) > 0):
         try:
             model.solutions.load_from(results)
-        except Exception:
-            pass
-        try:
+            objs = list(model.component_data_objects(pyo.Objective, active=True))
+            objective = float(pyo.value(objs[0])) if objs else 0.0
+        except (ValueError, TypeError, AttributeError):
+            objective = None
+    return Solution(status=status, objective=objective, x=None, row_duals=None, backend=f"pyomo:{name}",
+                    seconds={"build": 0.0, "transfer": 0.0, "solve": t1 - t0}, message=term)
+
+
+class PyomoBackend(Backend):
+    """``pyomo:NAME``: the solver behind ``SolverFactory(NAME)``. Capabilities come from
+    :data:`KNOWN` (LP and MILP only for names not listed)."""
+
+    module = "pyomo"
+    install = "pyomo and the solver NAME"
+
+    def __init__(self, solver: str):
+        self.solver = solver
+        self.name = f"pyomo:{solver}"
+        self.pyomo_solver = solver
+        self.capabilities = KNOWN.get(solver, Capabilities(**_LP_MILP, time_limit=solver in TIME_LIMIT_OPTION))
+
+    def is_available(self) -> bool:
+        """True when Pyomo is installed and reports solver NAME available (this imports Pyomo)."""
+        return super().is_available() and self.solver in available_pyomo_solvers()
+
+    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+        import pyomo.environ as pyo
+
+        t0 = time.perf_counter()
+        # Solved at once, so every row's expression is needed anyway: building them up front is
+        # about 30% cheaper through appsi_highs than deriving them from matrix rows on demand.
+        model = problem.to_pyomo(expanded=True)
+        t1 = time.perf_counter()
+        want_duals = self.capabilities.duals and not is_mip(problem)
+        sol = solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose,
+                                        options=options, duals=want_duals)
+        if sol.objective is not None:
             x = problem.pyomo_values(model)
-            objective = float(pyo.value(model.objective))
-        except (ValueError, TypeError):
-            x = None
-        try:
-            duals = problem.pyomo_duals(model)
-        except Exception:
-            duals = None
-    if x is not None and np.any(np.isnan(x)):
-        x = None
-        objective = None
-    return Solution(
-        status=status,
-        objective=objective,
-        x=x,
-        row_duals=duals,
-        backend=f"pyomo:{name}",
-        seconds={"build": t1 - t0, "transfer": 0.0, "solve": t2 - t1},
-        message=term,
-    )
+            if np.any(np.isnan(x)):
+                sol.objective = None
+            else:
+                sol.x = x
+                sol.objective = float(pyo.value(model.objective))
+                try:
+                    sol.row_duals = problem.pyomo_duals(model)
+                except Exception:  # an interface that filled the suffix only partly: no duals
+                    sol.row_duals = None
+        sol.seconds["build"] = t1 - t0
+        return sol
+
+    def _solve_plain_model(self, model, *, method, time_limit, verbose, options) -> Solution:
+        # Pyomo itself is this backend: the model goes to the interface unchanged
+        if method is not None:
+            raise SolverError(f"backend '{self.name}' offers no choice of method (got '{method}')")
+        import pyomo.environ as pyo
+
+        for con in model.component_data_objects(pyo.SOSConstraint, active=True):
+            if not getattr(self.capabilities, f"sos{con.level}"):
+                self.refuse(f"sos{con.level}", f"solve a model with SOS{con.level} constraints")
+        if not self.capabilities.bilinear and not _linear(model):
+            self.refuse("bilinear", "solve a model with products of variables")
+        return solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose,
+                                         options=options)
+
+
+def _linear(model) -> bool:
+    """True when every active constraint and objective of ``model`` is linear (matrix-row
+    families are linear by construction and are not expanded)."""
+    import pyomo.environ as pyo
+
+    from ..formulations.pyomo_matrix import MatrixRows
+
+    for comp in model.component_objects((pyo.Constraint, pyo.Objective), active=True, descend_into=True):
+        if isinstance(comp, MatrixRows):
+            continue
+        for data in comp.values():
+            expr = data.body if comp.ctype is pyo.Constraint else data.expr
+            degree = expr.polynomial_degree() if hasattr(expr, "polynomial_degree") else 0
+            if degree is None or degree > 1:
+                return False
+    return True
+
+
+#: Pyomo solver names probed when listing what is available.
+PYOMO_CANDIDATES = (
+    "highs", "appsi_highs", "scip_direct", "scip_persistent", "glpk", "cbc", "clp",
+    "cplex", "cplex_direct", "gurobi", "gurobi_direct", "xpress", "xpress_direct", "scip",
+)
+
+_found: list[str] | None = None
+
+
+def available_pyomo_solvers() -> list[str]:
+    """Names from :data:`PYOMO_CANDIDATES` that Pyomo reports available here (probed once)."""
+    global _found
+    if _found is not None:
+        return list(_found)
+    import importlib.util
+
+    if importlib.util.find_spec("pyomo") is None:
+        return []
+    import pyomo.environ as pyo
+
+    found = []
+    # probing an interface can load its solver package, which may announce itself (license
+    # notices, deprecations): silenced here only, the filters are restored on exit
+    with quiet_logger("pyomo"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in PYOMO_CANDIDATES:
+            try:
+                if pyo.SolverFactory(name).available(exception_flag=False):
+                    found.append(name)
+            except Exception:  # a plugin that cannot even be created is simply absent
+                pass
+    _found = found
+    return list(found)
+
+
+register_family("pyomo", PyomoBackend)

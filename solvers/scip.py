@@ -1,5 +1,7 @@
-"""SCIP through PySCIPOpt. The problem reaches SCIP as an MPS file written by HiGHS
-(one C-level write and read instead of a Python call per row)."""
+"""SCIP through PySCIPOpt. A LinearProgram reaches SCIP as an MPS file written by HiGHS (one
+C-level write and read instead of a Python call per row); Pyomo models with SOS constraints
+or products of variables go through Pyomo's ``scip_direct``, and disjunctions can become
+SCIP's own indicator constraints."""
 from __future__ import annotations
 
 import os
@@ -7,24 +9,31 @@ import tempfile
 import time
 
 import numpy as np
-import pyscipopt
 
-from . import Solution
+from .base import Backend, Capabilities, Solution, Status, is_mip, register
 from .highs import write_with_highs
 
 _STATUS = {
-    "optimal": "optimal",
-    "infeasible": "infeasible",
-    "unbounded": "unbounded",
-    "inforunbd": "infeasible",
-    "timelimit": "time_limit",
-    "nodelimit": "iteration_limit",
-    "userinterrupt": "interrupted",
+    "optimal": Status.OPTIMAL,
+    "infeasible": Status.INFEASIBLE,
+    "unbounded": Status.UNBOUNDED,
+    "inforunbd": Status.INFEASIBLE_OR_UNBOUNDED,
+    "timelimit": Status.TIME_LIMIT,
+    "nodelimit": Status.NODE_LIMIT,
+    "totalnodelimit": Status.NODE_LIMIT,
+    "stallnodelimit": Status.NODE_LIMIT,
+    "sollimit": Status.SOLUTION_LIMIT,
+    "bestsollimit": Status.SOLUTION_LIMIT,
+    "userinterrupt": Status.INTERRUPTED,
+    "terminate": Status.INTERRUPTED,
 }
 
 
-def solve_scip(problem, time_limit=None, verbose=False, options=None) -> Solution:
-    """Solve with SCIP. For LPs presolve is switched off so that row duals can be read."""
+def solve_scip(problem, time_limit=None, verbose=False, options=None, warm_start=None) -> Solution:
+    """Solve with SCIP and return the Solution. For LPs presolve is switched off so that
+    row duals can be read."""
+    import pyscipopt
+
     t0 = time.perf_counter()
     fd, path = tempfile.mkstemp(suffix=".mps")
     os.close(fd)
@@ -37,7 +46,7 @@ def solve_scip(problem, time_limit=None, verbose=False, options=None) -> Solutio
         m.readProblem(path)
     finally:
         os.unlink(path)
-    is_lp = problem.integrality is None or not np.any(problem.integrality)
+    is_lp = not is_mip(problem)
     if is_lp:
         m.setPresolve(pyscipopt.SCIP_PARAMSETTING.OFF)
         m.setHeuristics(pyscipopt.SCIP_PARAMSETTING.OFF)
@@ -49,22 +58,27 @@ def solve_scip(problem, time_limit=None, verbose=False, options=None) -> Solutio
         m.setParam("limits/time", float(time_limit))
     for key, value in (options or {}).items():
         m.setParam(key, value)
+    cols = {v.name: v for v in m.getVars()}
+    names = problem.col_names()
+    if warm_start is not None:
+        start = m.createPartialSol()
+        for n, value in zip(names, np.asarray(warm_start, dtype=float).tolist()):
+            if n in cols:
+                m.setSolVal(start, cols[n], value)
+        m.addSol(start)
     t2 = time.perf_counter()
     m.optimize()
     t3 = time.perf_counter()
-    status = _STATUS.get(m.getStatus(), "unknown")
+    status = _STATUS.get(m.getStatus(), Status.UNKNOWN)
     x = duals = objective = None
     if m.getNSols() > 0:
         best = m.getBestSol()
-        cols = {v.name: v for v in m.getVars()}
-        names = problem.col_names()
         x = np.array([best[cols[n]] if n in cols else 0.0 for n in names])
         objective = float(m.getObjVal())
-        if is_lp and status == "optimal":
-            conss = m.getConss()
-            by_name = {c.name: c for c in conss}
+        if is_lp and status == Status.OPTIMAL:
+            by_name = {c.name: c for c in m.getConss()}
             duals = np.array([m.getDualsolLinear(by_name[n]) if n in by_name else 0.0 for n in problem.row_names()])
-    dual_bound = float(m.getDualbound()) if status in ("optimal", "time_limit") else None
+    dual_bound = float(m.getDualbound()) if status in (Status.OPTIMAL, Status.TIME_LIMIT) else None
     return Solution(
         status=status,
         objective=objective,
@@ -76,3 +90,25 @@ def solve_scip(problem, time_limit=None, verbose=False, options=None) -> Solutio
         dual_objective=dual_bound,
         message=m.getStatus(),
     )
+
+
+@register
+class ScipBackend(Backend):
+    """SCIP (Bolusani et al., "The SCIP Optimization Suite 9.0", 2024) through PySCIPOpt:
+    LP (SoPlex) with duals, MILP, SOS1/SOS2 and bilinear terms (spatial branch and bound,
+    through Pyomo's ``scip_direct``), and native indicator constraints for disjunctions."""
+
+    name = "scip"
+    module = "pyscipopt"
+    install = "pyscipopt"
+    capabilities = Capabilities(lp=True, milp=True, sos1=True, sos2=True, indicators=True, bilinear=True,
+                                duals=True, time_limit=True, warm_start=True)
+    pyomo_solver = "scip_direct"
+
+    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+        return solve_scip(problem, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start)
+
+    def _solve_native_indicators(self, model, *, time_limit, verbose, options) -> Solution:
+        from .disjunctive import solve_native_scip
+
+        return solve_native_scip(model, time_limit=time_limit, verbose=verbose, options=options)

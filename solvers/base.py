@@ -1,0 +1,365 @@
+"""The backend protocol: capability flags, one status vocabulary, one result type, a registry.
+
+A backend is a subclass of :class:`Backend` registered with :func:`register`. It declares
+what it can do in :class:`Capabilities`; :meth:`Backend.solve_lp` and
+:meth:`Backend.solve_model` refuse, with a :class:`~equilibria.models.errors.SolverError`
+naming the backend and the missing capability, any request it cannot honour, before the
+solver is touched. Nothing here imports a solver package: :meth:`Backend.is_available`
+only asks the import system whether the package could be imported.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+import time
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+
+import numpy as np
+
+from ..models.errors import SolverError
+
+
+class Status(StrEnum):
+    """How a solve ended, in one vocabulary shared by every backend.
+
+    A ``StrEnum``: ``Status.OPTIMAL == "optimal"`` and ``str()`` / f-strings / JSON give the
+    plain word, so code comparing with strings keeps working.
+    """
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    #: the solver proved that no optimum exists but not which of the two cases holds
+    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
+    TIME_LIMIT = "time_limit"
+    ITERATION_LIMIT = "iteration_limit"
+    NODE_LIMIT = "node_limit"
+    SOLUTION_LIMIT = "solution_limit"
+    OBJECTIVE_TARGET = "objective_target"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+    UNKNOWN = "unknown"
+
+
+#: The capability flags, in the order tables print them.
+CAPABILITIES = ("lp", "milp", "sos1", "sos2", "indicators", "bilinear", "duals", "time_limit", "warm_start")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can be asked for.
+
+    ``lp``/``milp``: continuous / integer columns. ``sos1``/``sos2``: Pyomo
+    ``SOSConstraint`` passed to the solver as real SOS constraints. ``indicators``: a
+    disjunction's rows reach the solver as native indicator constraints (no big-M).
+    ``bilinear``: products of variables in Pyomo models, solved to global optimality.
+    ``duals``: row duals of an LP. ``time_limit``: a wall-clock limit. ``warm_start``: a
+    starting point (``warm_start=x``) for :meth:`Backend.solve_lp`.
+    """
+
+    lp: bool = True
+    milp: bool = False
+    sos1: bool = False
+    sos2: bool = False
+    indicators: bool = False
+    bilinear: bool = False
+    duals: bool = False
+    time_limit: bool = False
+    warm_start: bool = False
+
+    def supported(self) -> list[str]:
+        """The names of the flags that are set."""
+        return [f.name for f in fields(self) if getattr(self, f.name)]
+
+
+@dataclass
+class Solution:
+    """What every backend returns, for a LinearProgram and for a Pyomo model alike.
+
+    ``status`` is a :class:`Status`. ``x`` and ``row_duals`` are in the problem's column and
+    row order (None when the backend gives none; for a Pyomo model ``x`` follows the
+    compiled columns and the values are also loaded into the model's variables).
+    ``seconds`` splits wall time into ``build`` (the backend's own data), ``transfer``
+    (into the solver) and ``solve`` (plus ``transform`` / ``compile`` for Pyomo models).
+    ``active_disjuncts`` names the disjuncts selected in a model with disjunctions and
+    ``indicators`` how they reached the solver (``native``, ``bigm`` or ``hull``).
+    """
+
+    status: Status
+    objective: float | None
+    x: np.ndarray | None
+    row_duals: np.ndarray | None
+    backend: str
+    method: str | None = None
+    seconds: dict = field(default_factory=dict)
+    dual_objective: float | None = None
+    message: str = ""
+    active_disjuncts: list[str] | None = None
+    indicators: str | None = None
+
+    def __post_init__(self):
+        self.status = Status(self.status)
+
+    @property
+    def optimal(self) -> bool:
+        """True when the backend proved optimality."""
+        return self.status == Status.OPTIMAL
+
+    @property
+    def gap(self) -> float | None:
+        """|primal - dual objective| when both are known."""
+        if self.objective is None or self.dual_objective is None:
+            return None
+        return abs(self.objective - self.dual_objective)
+
+
+def is_mip(problem) -> bool:
+    """True when ``problem`` (a LinearProgram) has integer columns."""
+    return problem.integrality is not None and bool(np.any(problem.integrality))
+
+
+@contextlib.contextmanager
+def quiet_logger(name: str = "pyomo", level: int = logging.ERROR):
+    """Raise logger ``name`` to ``level`` inside the block and restore its level after."""
+    log = logging.getLogger(name)
+    before = log.level
+    log.setLevel(max(level, before))
+    try:
+        yield log
+    finally:
+        log.setLevel(before)
+
+
+class Backend:
+    """One solver behind the common interface.
+
+    Subclasses set :attr:`name`, :attr:`module` (the import name whose presence makes the
+    backend available), :attr:`capabilities` and implement :meth:`_solve_lp`. Pyomo models
+    are compiled to a LinearProgram and solved by :meth:`_solve_lp`, unless the backend
+    names a Pyomo interface in :attr:`pyomo_solver` (used for SOS and bilinear models) or
+    implements :meth:`_solve_native_indicators`.
+    """
+
+    name: str = ""
+    #: import name checked by :meth:`is_available`
+    module: str = ""
+    #: the pip extra or package that provides it, for messages
+    install: str = ""
+    capabilities: Capabilities = Capabilities()
+    #: algorithms accepted as ``method`` (empty: the backend has no choice to offer)
+    methods: tuple[str, ...] = ()
+    #: Pyomo SolverFactory name reaching the same solver, for models the matrix path cannot carry
+    pyomo_solver: str | None = None
+    #: size a free (pip-bundled) license admits, as text for messages; see :meth:`fits`
+    license_limit: str | None = None
+
+    # ---- discovery -------------------------------------------------------------------
+
+    def is_available(self) -> bool:
+        """True when the solver package can be imported here (nothing is imported)."""
+        return importlib.util.find_spec(self.module) is not None
+
+    def fits(self, rows: int, cols: int) -> bool:
+        """True when a problem of this size is within the free license's limit (always
+        True for solvers without one). A full license lifts the limit; this is advice."""
+        return True
+
+    # ---- refusals --------------------------------------------------------------------
+
+    def refuse(self, capability: str, request: str):
+        """Raise SolverError: backend ``name`` lacks ``capability`` needed for ``request``."""
+        raise SolverError(
+            f"backend '{self.name}' cannot {request}: it lacks the capability '{capability}' "
+            f"(has: {', '.join(self.capabilities.supported())})"
+        )
+
+    def check(self, problem, *, method=None, time_limit=None, duals=False, warm_start=None) -> None:
+        """Refuse (SolverError) what this backend cannot do for ``problem``; else return."""
+        caps = self.capabilities
+        mip = is_mip(problem)
+        if mip and not caps.milp:
+            self.refuse("milp", "solve a program with integer variables")
+        if not mip and not caps.lp:
+            self.refuse("lp", "solve a linear program")
+        if duals and not caps.duals:
+            self.refuse("duals", "return row duals")
+        if duals and mip:
+            raise SolverError(f"backend '{self.name}' cannot return duals of a program with integer "
+                              "variables: the capability 'duals' covers linear programs only")
+        if time_limit is not None and not caps.time_limit:
+            self.refuse("time_limit", "stop at a time limit")
+        if warm_start is not None and not caps.warm_start:
+            self.refuse("warm_start", "start from a given point")
+        if method is not None and method not in self.methods:
+            if not self.methods:
+                raise SolverError(f"backend '{self.name}' offers no choice of method (got '{method}')")
+            raise SolverError(f"unknown {self.name} method '{method}'; choose from {', '.join(self.methods)}")
+
+    # ---- linear programs -------------------------------------------------------------
+
+    def solve_lp(self, problem, *, method: str | None = None, time_limit: float | None = None,
+                 verbose: bool = False, options: dict | None = None, duals: bool = False,
+                 warm_start: np.ndarray | None = None) -> Solution:
+        """Solve a LinearProgram; returns a :class:`Solution`.
+
+        ``duals=True`` demands row duals (refused for integer programs and for backends
+        without them; otherwise duals are returned whenever the solver has them).
+        ``warm_start`` is a starting point in column order. ``options`` go to the solver
+        by its own parameter names.
+        """
+        self.check(problem, method=method, time_limit=time_limit, duals=duals, warm_start=warm_start)
+        return self._solve_lp(problem, method=method, time_limit=time_limit, verbose=verbose,
+                              options=options or {}, warm_start=warm_start)
+
+    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+        raise NotImplementedError
+
+    # ---- Pyomo models ----------------------------------------------------------------
+
+    def default_indicators(self) -> str:
+        """How disjunctions reach this solver unless told: ``native`` when it has indicator
+        constraints, else ``bigm``."""
+        return "native" if self.capabilities.indicators else "bigm"
+
+    def solve_model(self, model, *, indicators: str | None = None, method: str | None = None,
+                    time_limit: float | None = None, verbose: bool = False,
+                    options: dict | None = None) -> Solution:
+        """Solve a linear or mixed-integer Pyomo ``model``, with or without GDP disjunctions.
+
+        Variable values are loaded into the model's own variables (read them with
+        ``pyo.value``); returns the :class:`Solution`, whose ``active_disjuncts`` lists the
+        selected disjuncts. ``indicators`` (``native``, ``bigm`` or ``hull``) says how
+        disjunctions reach the solver; ``native`` needs the ``indicators`` capability.
+        """
+        from . import disjunctive
+
+        options = options or {}
+        if time_limit is not None and not self.capabilities.time_limit:
+            self.refuse("time_limit", "stop at a time limit")
+        if not disjunctive.has_disjunctions(model):
+            return self._solve_plain_model(model, method=method, time_limit=time_limit,
+                                           verbose=verbose, options=options)
+        indicators = indicators or self.default_indicators()
+        if indicators not in disjunctive.INDICATOR_MODES:
+            raise SolverError(f"indicators must be one of {', '.join(disjunctive.INDICATOR_MODES)}, not '{indicators}'")
+        if indicators == "native":
+            if not self.capabilities.indicators:
+                self.refuse("indicators", "pass disjunctions as native indicator constraints "
+                            "(use indicators='bigm' or 'hull')")
+            sol = self._solve_native_indicators(model, time_limit=time_limit, verbose=verbose, options=options)
+            sol.indicators = "native"
+            return sol
+        t0 = time.perf_counter()
+        memo: dict = {}
+        milp = disjunctive.transformed(model, indicators, memo)
+        t1 = time.perf_counter()
+        sol = self._solve_plain_model(milp, method=method, time_limit=time_limit, verbose=verbose, options=options)
+        disjunctive.copy_values(model, memo)
+        sol.active_disjuncts = disjunctive.active_disjuncts(model)
+        sol.indicators = indicators
+        sol.seconds["transform"] = t1 - t0
+        return sol
+
+    def _solve_plain_model(self, model, *, method, time_limit, verbose, options) -> Solution:
+        """A model without disjunctions: SOS and nonlinear models go to :attr:`pyomo_solver`,
+        everything else is compiled to a LinearProgram and solved by :meth:`solve_lp`."""
+        import pyomo.environ as pyo
+
+        from ..formulations.pyomo_matrix import standard_form
+
+        sos = {c.level for c in model.component_data_objects(pyo.SOSConstraint, active=True)}
+        for level in sorted(sos):
+            if not getattr(self.capabilities, f"sos{level}"):
+                self.refuse(f"sos{level}", f"solve a model with SOS{level} constraints")
+        if sos:
+            return self._solve_with_pyomo_interface(model, time_limit=time_limit, verbose=verbose, options=options)
+        t0 = time.perf_counter()
+        try:
+            lp, columns = standard_form(model)
+        except ValueError as exc:
+            if "nonlinear" not in str(exc).lower() and "quadratic" not in str(exc).lower():
+                raise SolverError(str(exc)) from exc
+            if not self.capabilities.bilinear:
+                self.refuse("bilinear", "solve a model with products of variables")
+            return self._solve_with_pyomo_interface(model, time_limit=time_limit, verbose=verbose, options=options)
+        compile_seconds = time.perf_counter() - t0
+        sol = self.solve_lp(lp, method=method, time_limit=time_limit, verbose=verbose, options=options)
+        sol.seconds["compile"] = compile_seconds
+        if sol.objective is not None:
+            sol.objective += lp.meta["objective_offset"]
+        if sol.x is not None:
+            for var, value in zip(columns, sol.x.tolist()):
+                if not var.fixed:
+                    var.set_value(value, skip_validation=True)
+        return sol
+
+    def _solve_with_pyomo_interface(self, model, *, time_limit, verbose, options) -> Solution:
+        if self.pyomo_solver is None:
+            raise SolverError(f"backend '{self.name}' has no Pyomo interface for this model")
+        from .pyomo_backend import solve_with_solver_factory
+
+        sol = solve_with_solver_factory(model, self.pyomo_solver, time_limit=time_limit,
+                                        verbose=verbose, options=options)
+        sol.backend = self.name
+        return sol
+
+    def _solve_native_indicators(self, model, *, time_limit, verbose, options) -> Solution:
+        self.refuse("indicators", "pass disjunctions as native indicator constraints")
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name}: {', '.join(self.capabilities.supported())}>"
+
+
+# ---- registry ---------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Backend] = {}
+_FAMILIES: dict[str, type] = {}
+
+
+def register(backend):
+    """Register a backend instance, or (as a class decorator) an instance of the class.
+
+    Returns its argument, so ``@register`` can decorate a Backend subclass with a
+    no-argument constructor. A later registration under the same name replaces the former.
+    """
+    instance = backend() if isinstance(backend, type) else backend
+    if not isinstance(instance, Backend) or not instance.name:
+        raise TypeError("register() takes a Backend with a name")
+    _REGISTRY[instance.name] = instance
+    return backend
+
+
+def register_family(prefix: str, factory) -> None:
+    """Register ``factory(suffix)`` for the names ``prefix:suffix`` (``pyomo:glpk``)."""
+    _FAMILIES[prefix] = factory
+
+
+def registered() -> dict[str, Backend]:
+    """Registered fixed-name backends by name, whether or not their package is installed."""
+    return dict(_REGISTRY)
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called ``name`` (``prefix:suffix`` for families); raises SolverError
+    naming the backends available here when it is unknown or not installed."""
+    backend = _REGISTRY.get(name)
+    if backend is None and ":" in name:
+        prefix, suffix = name.split(":", 1)
+        if prefix in _FAMILIES:
+            backend = _FAMILIES[prefix](suffix)
+    if backend is None or not backend.is_available():
+        from . import available_backends
+
+        hint = ""
+        if backend is not None and backend.install:
+            hint = f" (install it with: pip install {backend.install})"
+        raise SolverError(
+            f"backend '{name}' is not available{hint}; available here: {', '.join(available_backends()) or 'none'}"
+        )
+    return backend
+
+
+__all__ = ["Backend", "CAPABILITIES", "Capabilities", "Solution", "Status", "get_backend", "is_mip",
+           "quiet_logger", "register", "register_family", "registered"]
