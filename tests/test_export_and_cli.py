@@ -97,7 +97,7 @@ BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt
         (IMPERFECT_RECALL, ["solve"], "imperfect recall at player 1 information set 2 'second'"),
         (BAD_PROBS, ["info"], "node 0 'coin'"),
         (None, ["solve", "no_such_game"], "known: generalized_kuhn, kuhn, kuhn_continuous, leduc, liars_dice"),
-        (None, ["solve", "kuhn", "--backend", "gurobi"], "available here: highs, scip"),
+        (None, ["solve", "kuhn", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
         (GENERAL_SUM, ["solve"], "needs a zero-sum game, but the payoffs at node 3 (path: a/c) sum to 3.0"),
     ],
