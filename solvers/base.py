@@ -282,7 +282,7 @@ class Backend:
             if "nonlinear" not in str(exc).lower() and "quadratic" not in str(exc).lower():
                 raise SolverError(str(exc)) from exc
             if not self.capabilities.bilinear:
-                self.refuse("bilinear", "solve a model with products of variables")
+                self.refuse("bilinear", f"solve a model with products of variables ({exc})")
             return self._solve_with_pyomo_interface(model, time_limit=time_limit, verbose=verbose, options=options)
         compile_seconds = time.perf_counter() - t0
         sol = self.solve_lp(lp, method=method, time_limit=time_limit, verbose=verbose, options=options)

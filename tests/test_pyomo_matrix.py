@@ -8,6 +8,8 @@ import pickle
 import highspy
 import numpy as np
 import pytest
+
+from equilibria.models.errors import SolverError
 import scipy.sparse as sp
 
 pyo = pytest.importorskip("pyomo.environ")
@@ -144,6 +146,6 @@ def test_solve_pyomo_on_leduc_and_its_standard_form_is_the_lp():
 def test_solve_pyomo_names_a_nonlinear_constraint(kuhn_lp):
     m = kuhn_lp.to_pyomo()
     m.curved = pyo.Constraint(expr=m.r[1] * m.r[2] <= 0.1)
-    with pytest.raises(ValueError, match="curved"):
+    with pytest.raises(SolverError, match="curved.*capability .bilinear."):
         equilibria.solve_pyomo(m)
     assert m.realization.active  # the matrix families are active again after the failure
