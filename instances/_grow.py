@@ -52,7 +52,11 @@ def grow(
     player_names=("Player 1", "Player 2"),
     title: str = "",
 ) -> ExtensiveGame:
-    """Generate the whole tree breadth-first and return the validated game."""
+    """Generate the whole tree breadth-first and return the validated game.
+
+    The game's ``infoset_key`` holds, per information set, the rules' key times
+    ``num_players`` plus the acting player (the integers that tell information sets
+    apart), so that callers can map information sets without reading their labels."""
     parents, players, actions, probs, keys, payoff_blocks = [], [], [], [], [], []
     label_keys, label_texts, label_actions = [], [], []
     state = root
@@ -143,5 +147,6 @@ def grow(
         player_names=player_names,
         infoset_labels=infoset_labels,
         action_labels=action_labels,
+        infoset_key=uniq[order],
         title=title,
     )
