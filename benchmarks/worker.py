@@ -66,7 +66,9 @@ def run_equilibria_shrink(spec: str, method: str | None) -> dict:
     from equilibria.formulations import opponent_realization_plan, realization_plan, sequence_form_lp
     from equilibria.instances.ordered_games import load_ordered
     from equilibria.models.best_response import exploitability
-    from equilibria.models.ordered import SignalSpace, filtered_sequence_form, game_shrink, lift_behavior
+    from equilibria.models.filtered import filtered_sequence_form, lift_behavior
+    from equilibria.models.gameshrink import game_shrink
+    from equilibria.models.ordered import SignalSpace
     from equilibria.models.sequence import SequenceForm
     from equilibria.models.strategy import behavior_from_realization
     from equilibria.solvers import solve

@@ -17,14 +17,9 @@ from .formulations import opponent_realization_plan, realization_plan, sequence_
 from .instances.ordered_games import load_ordered
 from .models.best_response import exploitability
 from .models.errors import SolverError
-from .models.ordered import (
-    FilteredGame,
-    OrderedGame,
-    SignalSpace,
-    filtered_sequence_form,
-    game_shrink,
-    lift_behavior,
-)
+from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
+from .models.gameshrink import game_shrink
+from .models.ordered import OrderedGame, SignalSpace
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
 from .solvers import solve
