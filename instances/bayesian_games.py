@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..models.bayesian import (
-    BayesianGame,
-    SignalDistribution,
-    kuhn_betting,
-    one_street_betting,
-    river_betting,
-)
+from ..models.bayesian import BayesianGame, SignalDistribution
 from ..models.errors import GameError, UnknownInstanceError
 from ..models.parametric import ModelError, ParametricModel
+from .betting import kuhn_betting, one_street_betting, river_betting
 
 
 def _signals(cards: int, cdf=None):
