@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models.betting import encode_view_keys
+from ..models.betting import PokerViews, decode_view_keys, encode_view_keys
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import GameError
 from ._grow import Expansion, grow
@@ -135,6 +135,16 @@ def poker_game(
 
     root = {"tpl": np.zeros(1, dtype=np.int64), "cards": np.full((1, n_slots), -1, dtype=np.int64)}
     return grow(root, expand, title=title)
+
+
+def infoset_views(game: ExtensiveGame, deck: int, rounds: int) -> PokerViews:
+    """What the mover sees at each information set of a game made by :func:`poker_game`
+    with a deck of ``deck`` cards and ``rounds`` betting rounds: integer arrays of the
+    betting node, player, own card and board cards (-1 where not dealt), decoded from the
+    game's ``infoset_key``."""
+    if game.infoset_key is None:
+        raise GameError(f"'{game.title}' carries no information-set keys (it was not made by poker_game)")
+    return decode_view_keys(game.infoset_key, deck, rounds - 1)
 
 
 def kuhn() -> ExtensiveGame:

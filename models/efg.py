@@ -40,7 +40,7 @@ CHANCE = -1
 PROBABILITY_TOLERANCE = 1e-9
 
 
-def _group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
+def group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
     """Rank of each element inside its run of equal keys (keys already sorted)."""
     n = sorted_keys.shape[0]
     if n == 0:
@@ -48,6 +48,10 @@ def _group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     run_start = np.repeat(starts, np.diff(np.r_[starts, n]))
     return np.arange(n, dtype=np.int64) - run_start
+
+
+# the former private name, kept for code written against it
+_group_ranks = group_ranks
 
 
 def segment_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -253,7 +257,7 @@ class ExtensiveGame:
         if roots[0] == 0 and n > 1:
             p = parent[1:]
             if np.all(p[1:] >= p[:-1]) and np.all(p < np.arange(1, n)):
-                ranks = _group_ranks(p)
+                ranks = group_ranks(p)
                 if np.array_equal(ranks, action[1:]):
                     return None
         elif n == 1:
@@ -476,7 +480,7 @@ class ExtensiveGame:
                 "an information set has one action set"
             )
         if n > 1:
-            ranks = _group_ranks(self.parent[1:])
+            ranks = group_ranks(self.parent[1:])
             bad = np.flatnonzero(ranks != self.action[1:])
             if bad.shape[0]:
                 node = int(bad[0]) + 1

@@ -13,6 +13,7 @@ import pytest
 from equilibria import solve_game
 from equilibria.instances.hands import pair_or_high_card, three_card
 from equilibria.instances.ordered_games import load_ordered, ordered_poker
+from equilibria.instances.poker import infoset_views
 from equilibria.models.abstraction import uniform_buckets
 from equilibria.models.bayesian import FiniteSignalGame, plans_from_behavior
 from equilibria.models.best_response import exploitability
@@ -110,6 +111,10 @@ def test_view_keys_round_trip_and_games_without_keys_are_refused(tmp_path):
     game = load_ordered("kuhn")
     full = game.to_extensive()
     assert full.infoset_key is not None and full.infoset_key.shape == (full.num_infosets,)
+    views = infoset_views(full, 3, 1)
+    np.testing.assert_array_equal(views.player, full.infoset_player)
+    assert sorted(set(views.own.tolist())) == [0, 1, 2]
+    assert set(views.template.tolist()) == set(game.betting.decisions)
     path = tmp_path / "kuhn.efg"
     write_efg(full, path)
     again = read_efg(path)
