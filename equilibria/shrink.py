@@ -18,14 +18,9 @@ from .api import solve_sequence_form
 from .formulations import sequence_form_lp
 from .formulations.linear_program import LinearProgram
 from .models.best_response import certify
-from .models.ordered import (
-    FilteredGame,
-    OrderedGame,
-    SignalSpace,
-    filtered_sequence_form,
-    game_shrink,
-    lift_behavior,
-)
+from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
+from .models.gameshrink import game_shrink
+from .models.ordered import OrderedGame, SignalSpace
 from .models.sequence import SequenceForm
 
 #: Largest original game (information sets per player) lifted and certified by default.

@@ -39,7 +39,8 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.gdp import Disjunct, Disjunction
 
-from ..models.bayesian import TIE, BayesianGame
+from ..models.bayesian import BayesianGame
+from ..models.betting import TIE
 from ..models.parametric import ModelError, ParametricModel
 
 

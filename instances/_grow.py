@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..models.efg import CHANCE, TERMINAL, ExtensiveGame, _group_ranks
+from ..models.efg import CHANCE, TERMINAL, ExtensiveGame, group_ranks
 
 State = dict[str, np.ndarray]
 
@@ -52,7 +52,11 @@ def grow(
     player_names=("Player 1", "Player 2"),
     title: str = "",
 ) -> ExtensiveGame:
-    """Generate the whole tree breadth-first and return the validated game."""
+    """Generate the whole tree breadth-first and return the validated game.
+
+    The game's ``infoset_key`` holds, per information set, the rules' key times
+    ``num_players`` plus the acting player (the integers that tell information sets
+    apart), so that callers can map information sets without reading their labels."""
     parents, players, actions, probs, keys, payoff_blocks = [], [], [], [], [], []
     label_keys, label_texts, label_actions = [], [], []
     state = root
@@ -94,7 +98,7 @@ def grow(
             break
         state, child_prob = ex.children(rows, cols)
         level_parent = offset + rows
-        level_action = _group_ranks(rows)
+        level_action = group_ranks(rows)
         level_prob = np.where(kind[rows] == CHANCE, child_prob, 1.0)
         offset += k
     parent = np.concatenate(parents)
@@ -123,7 +127,7 @@ def grow(
         srt = np.argsort(akeys, kind="stable")
         akeys_s, atexts_s = akeys[srt], atexts[srt]
         starts = np.searchsorted(akeys_s, uniq[order])
-        idx = np.repeat(starts, infoset_num_actions) + _group_ranks(
+        idx = np.repeat(starts, infoset_num_actions) + group_ranks(
             np.repeat(np.arange(order.shape[0]), infoset_num_actions)
         )
         action_labels = np.asarray(atexts_s[idx].tolist(), dtype=str)
@@ -143,5 +147,6 @@ def grow(
         player_names=player_names,
         infoset_labels=infoset_labels,
         action_labels=action_labels,
+        infoset_key=uniq[order],
         title=title,
     )

@@ -9,15 +9,10 @@ dealt from one deck (``deal=independent`` for independent draws instead).
 from __future__ import annotations
 
 
-from ..models.bayesian import (
-    BayesianGame,
-    SignalDistribution,
-    kuhn_betting,
-    one_street_betting,
-    river_betting,
-)
+from ..models.bayesian import BayesianGame, SignalDistribution
 from ..models.errors import GameError, UnknownInstanceError
 from ..models.parametric import ModelError, ParametricModel
+from .betting import kuhn_betting, one_street_betting, river_betting
 
 
 def _signals(cards: int, cdf=None):

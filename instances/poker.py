@@ -3,106 +3,36 @@
 The betting is a small public tree (a template independent of the deck), built once in
 Python; the game tree is the template expanded over every deal by :func:`grow`, with
 arrays only. Players see card identities (rank and suit), so suits are part of the
-information sets; seed 000's GameShrink is what merges them.
+information sets; GameShrink (Gilpin and Sandholm, "Lossless abstraction of imperfect
+information games", J. ACM 2007) is what merges them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
+from ..models.betting import PokerViews, decode_view_keys, encode_view_keys
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import GameError
 from ._grow import Expansion, grow
+from .betting import limit_betting
 from .hands import pair_or_high_card, three_card
 
-DEAL, BOARD = "deal", "board"
 
-
-@dataclass
-class _Template:
-    """The public tree of a limit-poker game: deals, betting decisions and terminals."""
-
-    kind: list = field(default_factory=list)  # player index, CHANCE or TERMINAL
-    deal_slot: list = field(default_factory=list)  # card slot a chance node fills
-    children: list = field(default_factory=list)
-    labels: list = field(default_factory=list)  # action label per child
-    contrib: list = field(default_factory=list)  # chips put in by each player
-    folder: list = field(default_factory=list)  # player who folded, -1 otherwise
-    history: list = field(default_factory=list)  # public betting, e.g. "rc/cr"
-
-    def add(self, kind, slot=-1, contrib=(0, 0), folder=-1, history=""):
-        self.kind.append(kind)
-        self.deal_slot.append(slot)
-        self.children.append([])
-        self.labels.append([])
-        self.contrib.append(tuple(contrib))
-        self.folder.append(folder)
-        self.history.append(history)
-        return len(self.kind) - 1
-
-
-def _betting_template(ante: float, raise_sizes: list[float], max_raises: list[int]) -> _Template:
-    """Deal both private cards, then one betting round per raise size, a board card
-    before every round after the first; player 1 acts first in every round."""
-    t = _Template()
-
-    def deal(slot, contrib, history, then):
-        node = t.add(CHANCE, slot=slot, contrib=contrib, history=history)
-        child = then()
-        t.children[node].append(child)
-        return node
-
-    def round_(r, contrib, history):
-        def act(player, contrib, raises, facing, hist, checks):
-            node = t.add(player, contrib=contrib, history=hist)
-            other = 1 - player
-            options = []
-            if facing:
-                options.append(("fold", "f"))
-                options.append(("call", "c"))
-                if raises < max_raises[r]:
-                    options.append(("raise", "r"))
-            else:
-                options.append(("check", "c"))
-                if raises < max_raises[r]:
-                    options.append(("bet" if raises == 0 else "raise", "r"))
-            for label, token in options:
-                h = hist + token
-                if token == "f":
-                    child = t.add(TERMINAL, contrib=contrib, folder=player, history=h)
-                elif token == "c" and (facing or checks == 1):
-                    c = list(contrib)
-                    c[player] = c[other]
-                    child = after_round(r, tuple(c), h)
-                elif token == "c":
-                    child = act(other, contrib, raises, False, h, checks + 1)
-                else:
-                    c = list(contrib)
-                    c[player] = c[other] + raise_sizes[r]
-                    child = act(other, tuple(c), raises + 1, True, h, checks)
-                t.children[node].append(child)
-                t.labels[node].append(label)
-            return node
-
-        return act(0, contrib, 0, False, history, 0)
-
-    def after_round(r, contrib, history):
-        if r + 1 == len(raise_sizes):
-            return t.add(TERMINAL, contrib=contrib, history=history)
-        return deal(2 + r, contrib, history + "/", lambda: round_(r + 1, contrib, history + "/"))
-
-    start = (ante, ante)
-    deal(0, start, "", lambda: deal(1, start, "", lambda: round_(0, start, "")))
-    return t
-
-
-def _rank_names(ranks: int) -> list[str]:
+def rank_names(ranks: int) -> list[str]:
+    """Names of ``ranks`` card ranks, lowest first: ``2..A`` for up to 13, else ``1..n``."""
     if ranks <= 12:
         return list("23456789TJQK"[12 - ranks:])
     if ranks == 13:
         return list("23456789TJQKA")
     return [str(i + 1) for i in range(ranks)]
+
+
+def default_card_names(ranks: int, suits: int) -> list[str]:
+    """Names of the cards ``0 .. ranks*suits - 1`` (rank ``card // suits``): the rank,
+    then the suit (``s h d c``) when there is more than one suit."""
+    ranks_ = rank_names(ranks)
+    suit_names = list("shdc") if suits <= 4 else [str(s + 1) for s in range(suits)]
+    return [ranks_[c // suits] + (suit_names[c % suits] if suits > 1 else "") for c in range(ranks * suits)]
 
 
 def poker_game(
@@ -125,25 +55,23 @@ def poker_game(
     deck = ranks * suits
     if ranks < 1 or suits < 1 or deck < 2 + (rounds - 1):
         raise GameError(f"a deck of {ranks} ranks x {suits} suits is too small for this game")
-    t = _betting_template(ante, list(raise_sizes), list(max_raises))
-    kind = np.array(t.kind, dtype=np.int32)
-    slot = np.array(t.deal_slot)
+    t = limit_betting(ante, raise_sizes, max_raises)
+    kind = t.kind.astype(np.int32)
+    slot = np.asarray(t.deal_slot)
     width = max(deck, max(len(c) for c in t.children))
-    child_tpl = np.full((len(t.kind), width), -1, dtype=np.int64)
+    child_tpl = np.full((t.num_nodes, width), -1, dtype=np.int64)
     for i, ch in enumerate(t.children):
-        if t.kind[i] == CHANCE:
+        if t.player[i] == CHANCE:
             child_tpl[i, :] = ch[0]
         else:
             child_tpl[i, : len(ch)] = ch
-    num_actions = np.array([len(c) if k >= 0 else 0 for c, k in zip(t.children, t.kind)])
+    num_actions = t.num_actions
     max_actions = int(num_actions.max())
     contrib = np.array(t.contrib, dtype=float)
     folder = np.array(t.folder)
     n_slots = 2 + rounds - 1
-    rank_names = _rank_names(ranks)
-    suit_names = list("shdc") if suits <= 4 else [str(s + 1) for s in range(suits)]
     if card_names is None:
-        card_names = [rank_names[c // suits] + (suit_names[c % suits] if suits > 1 else "") for c in range(deck)]
+        card_names = default_card_names(ranks, suits)
     card_names_arr = np.array(card_names, dtype=object)
 
     if strength is None:
@@ -167,13 +95,10 @@ def poker_game(
             np.put_along_axis(used, np.where(sub < 0, deck, sub), True, axis=1)
             moves[rows_ch, :deck] = ~used[:, :deck]
         avail = moves.sum(axis=1)
-        # infoset key: template node, own private card, board cards
+        # information set: what the mover sees (betting node, own card, board cards),
+        # as the integer key that lifting decodes (models.betting.decode_view_keys)
         me = np.maximum(kd, 0)
-        own = cards[np.arange(k), me]
-        key = tpl.copy()
-        for s in [None] + list(range(2, n_slots)):
-            col = own if s is None else cards[:, s]
-            key = key * (deck + 1) + (col + 1)
+        key = encode_view_keys(tpl, cards[np.arange(k), me], cards[:, 2:], deck)
         term = kd == TERMINAL
         pay = np.zeros((k, 2))
         if np.any(term):
@@ -204,12 +129,22 @@ def poker_game(
             return out
 
         def action_labels(rows, cols):
-            return [t.labels[tpl[r]][c] for r, c in zip(rows, cols)]
+            return [t.label[t.children[tpl[r]][c]] for r, c in zip(rows, cols)]
 
         return Expansion(kd, moves, children, key, infoset_labels, action_labels, pay)
 
     root = {"tpl": np.zeros(1, dtype=np.int64), "cards": np.full((1, n_slots), -1, dtype=np.int64)}
     return grow(root, expand, title=title)
+
+
+def infoset_views(game: ExtensiveGame, deck: int, rounds: int) -> PokerViews:
+    """What the mover sees at each information set of a game made by :func:`poker_game`
+    with a deck of ``deck`` cards and ``rounds`` betting rounds: integer arrays of the
+    betting node, player, own card and board cards (-1 where not dealt), decoded from the
+    game's ``infoset_key``."""
+    if game.infoset_key is None:
+        raise GameError(f"'{game.title}' carries no information-set keys (it was not made by poker_game)")
+    return decode_view_keys(game.infoset_key, deck, rounds - 1)
 
 
 def kuhn() -> ExtensiveGame:
@@ -218,7 +153,8 @@ def kuhn() -> ExtensiveGame:
 
 
 def generalized_kuhn(cards: int = 3) -> ExtensiveGame:
-    """G_n of seed 001 section 8.1: Kuhn poker with cards 1..n."""
+    """G_n (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative
+    models", 2010, section 8.1): Kuhn poker with cards 1..n."""
     if cards < 2:
         raise GameError("generalized_kuhn needs at least 2 cards")
     return poker_game(

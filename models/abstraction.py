@@ -1,13 +1,15 @@
 """Abstractions of finite-signal games: signals grouped into buckets, strategies lifted back.
 
 :func:`uniform_buckets` groups consecutive signals (weakest to strongest) into buckets of
-equal size, as in seed 001's Figure 2. The abstract game deals buckets with the summed
+equal size, as in Figure 2 of Ganzfried and Sandholm, "Computing equilibria by
+incorporating qualitative models" (2010). The abstract game deals buckets with the summed
 probabilities and settles a showdown between buckets by the original game's odds (two
 cards of one bucket win, tie and lose as often as in the original game), so its
 payoffs are expectations. A strategy of the abstract game is played in the original game
 by giving every signal its bucket's strategy (:meth:`Abstraction.lift`).
 
-GameShrink (seed 000) is the lossless counterpart for games with ordered signals.
+GameShrink (Gilpin and Sandholm, "Lossless abstraction of imperfect information games",
+J. ACM 2007) is the lossless counterpart for games with ordered signals.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .bayesian import FiniteSignalGame
+from .efg import segment_ranges
 from .errors import GameError
 
 
@@ -33,24 +36,28 @@ class Abstraction:
         return [np.asarray(sigmas[p])[self.buckets[p]] for p in (0, 1)]
 
     def lift_matrix(self, p: int, original_sf, abstract_sf) -> sp.csr_matrix:
-        """Matrix L with ``r_original = L r_abstract`` for player ``p``'s realization plans
-        (each original sequence "signal:history action" copies its bucket's sequence)."""
+        """Matrix L with ``r_original = L r_abstract`` for player ``p``'s realization plans:
+        each sequence of the original game (signal, betting node, action) copies the
+        sequence (its signal's bucket, same node, same action) of the abstract game. The
+        sequence forms must be of the games' ``to_extensive()``; the map goes through
+        their integer lift maps. Returns a 0/1 sparse matrix (original x abstract sequences)."""
         full_ps, abs_ps = original_sf.players[p], abstract_sf.players[p]
-        full_labels = original_sf.game.infoset_labels
-        abs_index = {str(lbl): k for k, lbl in enumerate(abstract_sf.game.infoset_labels)}
-        abs_local = {int(g): i for i, g in enumerate(abs_ps.infoset_global)}
-        name_to_signal = {n: s for s, n in enumerate(self.original.names[p])}
-        rows, cols = [0], [0]
-        for i, g in enumerate(full_ps.infoset_global):
-            signal, _, hist = str(full_labels[g]).partition(":")
-            bucket = self.buckets[p][name_to_signal[signal]]
-            k = abs_index[f"{self.game.names[p][bucket]}:{hist}"]
-            j = abs_local[k]
-            na = int(full_ps.infoset_num_actions[i])
-            rows.extend(full_ps.infoset_first_sequence[i] + np.arange(na))
-            cols.extend(abs_ps.infoset_first_sequence[j] + np.arange(na))
+        full = self.original.lift_map(original_sf.game)
+        abstract = self.game.lift_map(abstract_sf.game)
+        # abstract local information set of every (bucket, node)
+        table = np.full((self.game.sizes[p], self.game.tree.num_nodes), -1, dtype=np.int64)
+        ga = np.asarray(abs_ps.infoset_global, dtype=np.int64)
+        table[abstract.signal[ga], abstract.node[ga]] = np.arange(ga.shape[0])
+        gf = np.asarray(full_ps.infoset_global, dtype=np.int64)
+        j = table[self.buckets[p][full.signal[gf]], full.node[gf]]
+        if np.any(j < 0):
+            bad = int(gf[np.flatnonzero(j < 0)[0]])
+            raise GameError(f"{original_sf.game.infoset_label(bad)} has no information set in the abstract game")
+        na = np.asarray(full_ps.infoset_num_actions, dtype=np.int64)
+        rows = np.concatenate([[0], segment_ranges(full_ps.infoset_first_sequence, na)])
+        cols = np.concatenate([[0], segment_ranges(abs_ps.infoset_first_sequence[j], na)])
         shape = (full_ps.num_sequences, abs_ps.num_sequences)
-        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+        return sp.csr_matrix((np.ones(rows.shape[0]), (rows, cols)), shape=shape)
 
 
 def uniform_buckets(game: FiniteSignalGame, buckets: int, odds: str = "exact") -> Abstraction:

@@ -1,6 +1,7 @@
 """Two-player games with one private signal each, followed by a public betting tree.
 
-This is the setting of seed 001 (continuous Bayesian games, section 4): each player
+This is the setting of Ganzfried and Sandholm, "Computing equilibria by incorporating
+qualitative models" (2010; continuous Bayesian games, section 4): each player
 receives a private signal, independently of the other (or, for a finite deck, dealt
 without replacement), and the players then act in a finite public betting tree. A
 terminal's payoff depends on the actions and on whose signal wins the showdown ("lower
@@ -10,243 +11,26 @@ The signal space is the interval ``[lo, hi]`` cut into *pieces* at breakpoints; 
 players' CDFs are linear on every piece. A finite signal set ``1..n`` is the special case
 where piece ``j`` is signal ``j`` (an interval of length 1 on which the CDF rises by the
 probability of ``j``): a threshold inside that piece means "signal ``j`` mixes", which is
-how seed 001 section 6.2 reads mixed strategies off thresholds.
+how the paper (section 6.2) reads mixed strategies off thresholds.
 
 Strategies here are over *plans*: a plan of a player is one reduced pure strategy of the
 betting tree (an action at every own decision node the plan reaches). A strategy of a
 finite-signal game is an array ``(num_signals, num_plans)`` of plan probabilities.
+:meth:`FiniteSignalGame.to_extensive` keys every information set by its signal and
+betting node (:class:`SignalLiftMap`), which is how plan strategies and behaviour
+strategies are converted and abstractions are lifted.
+
+The betting trees of the named games are in :mod:`equilibria.instances.betting`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+
 import numpy as np
 
-from .efg import CHANCE, TERMINAL, ExtensiveGame
+from .betting import P1_WINS, P2_WINS, TIE, BettingTree
+from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
 from .errors import GameError
-
-#: Showdown outcomes, indexed like the second axis of ``BettingTree.payoff``.
-P1_WINS, TIE, P2_WINS = 0, 1, 2
-
-
-# ----------------------------------------------------------------------------- betting
-class BettingTree:
-    """A finite public betting tree for two players.
-
-    Nodes are added parent first. A decision node belongs to player 0 or 1; a terminal
-    carries, per showdown outcome (player 1's signal wins, tie, player 2's signal wins),
-    one payoff per player. A terminal reached by a fold pays the same under every outcome.
-    Node names are the action labels from the root joined by ``-`` (the root is ``""``).
-    """
-
-    def __init__(self) -> None:
-        self.parent: list[int] = [-1]
-        self.player: list[int] = [TERMINAL]
-        self.label: list[str] = [""]
-        self.children: list[list[int]] = [[]]
-        self.history: list[str] = [""]
-        self._payoff: dict[int, np.ndarray] = {}
-
-    def decision(self, node: int, player: int, actions: list[str]) -> list[int]:
-        """Make ``node`` a decision of ``player`` (0 or 1); returns one child per action."""
-        if player not in (0, 1):
-            raise GameError(f"betting node '{self.history[node]}': player must be 0 or 1")
-        if self.children[node] or node in self._payoff:
-            raise GameError(f"betting node '{self.history[node]}' is already defined")
-        if len(set(actions)) != len(actions) or not actions:
-            raise GameError(f"betting node '{self.history[node]}': actions must be distinct and non-empty")
-        self.player[node] = player
-        kids = []
-        for a in actions:
-            kid = len(self.parent)
-            self.parent.append(node)
-            self.player.append(TERMINAL)
-            self.label.append(a)
-            self.children.append([])
-            self.history.append(a if node == 0 else f"{self.history[node]}-{a}")
-            self.children[node].append(kid)
-            kids.append(kid)
-        return kids
-
-    def terminal(self, node: int, payoff) -> None:
-        """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player."""
-        pay = np.asarray(payoff, dtype=float)
-        if pay.shape != (3, 2):
-            raise GameError(f"betting node '{self.history[node]}': payoff must be 3 outcomes x 2 players")
-        self._payoff[node] = pay
-
-    def poker_terminal(self, node: int, contributions, folder: int = -1) -> None:
-        """Terminal of a zero-sum pot: each player's chips in, and who folded (-1: showdown)."""
-        c1, c2 = (float(c) for c in contributions)
-        if folder == 0:
-            p1 = np.full(3, -c1)
-        elif folder == 1:
-            p1 = np.full(3, c2)
-        else:
-            p1 = np.array([c2, (c2 - c1) / 2.0, -c1])
-        self.terminal(node, np.stack([p1, -p1], axis=1))
-
-    # ------------------------------------------------------------------ derived data
-    def finish(self) -> "BettingTree":
-        """Check every leaf has a payoff; returns self."""
-        for v in range(len(self.parent)):
-            if not self.children[v] and v not in self._payoff:
-                raise GameError(f"betting node '{self.history[v]}' has neither actions nor a payoff")
-        return self
-
-    @property
-    def num_nodes(self) -> int:
-        """Number of betting nodes, the root included."""
-        return len(self.parent)
-
-    @cached_property
-    def payoff(self) -> np.ndarray:
-        """Array (nodes, 3, 2) of terminal payoffs (zeros at decision nodes)."""
-        out = np.zeros((self.num_nodes, 3, 2))
-        for v, pay in self._payoff.items():
-            out[v] = pay
-        return out
-
-    def decision_nodes(self, p: int) -> list[int]:
-        """Player ``p``'s decision nodes in preorder."""
-        return [v for v in self._preorder() if self.children[v] and self.player[v] == p]
-
-    def _preorder(self) -> list[int]:
-        out, stack = [], [0]
-        while stack:
-            v = stack.pop()
-            out.append(v)
-            stack.extend(reversed(self.children[v]))
-        return out
-
-    @cached_property
-    def plans(self) -> list[list[dict[int, int]]]:
-        """Per player, the reduced pure plans: dicts ``{decision node: action index}``.
-
-        A plan fixes an action at exactly the own nodes it can reach (the opponent's moves
-        may lead anywhere; own earlier choices prune).
-        """
-        out = []
-        for p in (0, 1):
-            out.append(self._plans_below(0, p))
-        return out
-
-    def _plans_below(self, v: int, p: int) -> list[dict[int, int]]:
-        kids = self.children[v]
-        if not kids:
-            return [{}]
-        if self.player[v] == p:
-            plans = []
-            for a, kid in enumerate(kids):
-                for sub in self._plans_below(kid, p):
-                    plans.append({v: a, **sub})
-            return plans
-        # opponent's node: the plan must cover every branch
-        plans = [{}]
-        for kid in kids:
-            plans = [{**a, **b} for a in plans for b in self._plans_below(kid, p)]
-        return plans
-
-    def plan_text(self, p: int, q: int) -> str:
-        """A plan in words, e.g. ``"check, call after check-bet"``."""
-        parts = []
-        for v, a in sorted(self.plans[p][q].items(), key=lambda kv: self._preorder().index(kv[0])):
-            act = self.label[self.children[v][a]]
-            parts.append(act if v == 0 else f"{act} after {self.history[v]}")
-        return ", ".join(parts)
-
-    def plan_index(self, p: int, spec: dict[str, str]) -> int:
-        """The plan of player ``p`` given as ``{history: action}``; GameError if none matches."""
-        wanted = {}
-        for hist, act in spec.items():
-            try:
-                v = self.history.index(hist)
-            except ValueError:
-                known = [self.history[v] or "(root)" for v in self.decision_nodes(p)]
-                raise GameError(
-                    f"no betting node '{hist}'; player {p + 1} acts at {', '.join(known)}"
-                ) from None
-            if not self.children[v] or self.player[v] != p:
-                raise GameError(f"player {p + 1} does not act at betting node '{hist or '(root)'}'")
-            labels = [self.label[k] for k in self.children[v]]
-            if act not in labels:
-                raise GameError(f"betting node '{hist or '(root)'}' offers {labels}, not '{act}'")
-            wanted[v] = labels.index(act)
-        for q, plan in enumerate(self.plans[p]):
-            if plan == wanted:
-                return q
-        reached = [self.history[v] or "(root)" for v in wanted]
-        raise GameError(
-            f"{spec} is not a complete plan of player {p + 1}: a plan names an action at "
-            f"every node of the player it reaches (it names {', '.join(reached)})"
-        )
-
-    @cached_property
-    def plan_terminal(self) -> np.ndarray:
-        """Array (plans of player 1, plans of player 2): the terminal node reached."""
-        p1, p2 = self.plans
-        out = np.zeros((len(p1), len(p2)), dtype=np.int64)
-        for i, a in enumerate(p1):
-            for j, b in enumerate(p2):
-                v = 0
-                while self.children[v]:
-                    choice = (a if self.player[v] == 0 else b)[v]
-                    v = self.children[v][choice]
-                out[i, j] = v
-        return out
-
-    @cached_property
-    def plan_payoff(self) -> np.ndarray:
-        """Array (plans 1, plans 2, 3 outcomes, 2 players) of payoffs."""
-        return self.payoff[self.plan_terminal]
-
-
-def kuhn_betting(ante: float = 1.0, bet: float = 1.0) -> BettingTree:
-    """Kuhn poker's betting: check or bet; after a check, check or bet; a bet is called or folded."""
-    t = BettingTree()
-    check, bet_ = t.decision(0, 0, ["check", "bet"])
-    check2, bet2 = t.decision(check, 1, ["check", "bet"])
-    t.poker_terminal(check2, (ante, ante))
-    fold, call = t.decision(bet2, 0, ["fold", "call"])
-    t.poker_terminal(fold, (ante, ante + bet), folder=0)
-    t.poker_terminal(call, (ante + bet, ante + bet))
-    fold, call = t.decision(bet_, 1, ["fold", "call"])
-    t.poker_terminal(fold, (ante + bet, ante), folder=1)
-    t.poker_terminal(call, (ante + bet, ante + bet))
-    return t.finish()
-
-
-def one_street_betting(pot: float) -> BettingTree:
-    """Seed 001 section 3: player 1 checks (showdown) or bets 1; player 2 calls or folds."""
-    half = pot / 2.0
-    t = BettingTree()
-    check, bet = t.decision(0, 0, ["check", "bet"])
-    t.poker_terminal(check, (half, half))
-    fold, call = t.decision(bet, 1, ["fold", "call"])
-    t.poker_terminal(fold, (half + 1, half), folder=1)
-    t.poker_terminal(call, (half + 1, half + 1))
-    return t.finish()
-
-
-def river_betting(pot: float) -> BettingTree:
-    """Seed 001 section 8.2: check/bet 1; after a check, check or bet; a bet is folded,
-    called or raised by 1 (after a check only folded or called); a raise is called or folded."""
-    half = pot / 2.0
-    t = BettingTree()
-    check, bet = t.decision(0, 0, ["check", "bet"])
-    check2, bet2 = t.decision(check, 1, ["check", "bet"])
-    t.poker_terminal(check2, (half, half))
-    fold, call = t.decision(bet2, 0, ["fold", "call"])
-    t.poker_terminal(fold, (half, half + 1), folder=0)
-    t.poker_terminal(call, (half + 1, half + 1))
-    fold, call, raise_ = t.decision(bet, 1, ["fold", "call", "raise"])
-    t.poker_terminal(fold, (half + 1, half), folder=1)
-    t.poker_terminal(call, (half + 1, half + 1))
-    fold, call = t.decision(raise_, 0, ["fold", "call"])
-    t.poker_terminal(fold, (half + 1, half + 2), folder=0)
-    t.poker_terminal(call, (half + 2, half + 2))
-    return t.finish()
-
 
 # ----------------------------------------------------------------------------- signals
 @dataclass(frozen=True)
@@ -413,6 +197,8 @@ class FiniteSignalGame:
 
     def __init__(self, tree: BettingTree, *, pmf=None, winner="higher", deal="independent",
                  masses=None, names=None, title="", cell_edges=None):
+        if CHANCE in tree.player:
+            raise GameError("a signal game's betting tree deals no cards (each player's signal is dealt once, before it)")
         self.tree = tree
         self.title = title
         self.cell_edges = cell_edges
@@ -517,9 +303,11 @@ class FiniteSignalGame:
     def to_extensive(self) -> ExtensiveGame:
         """The equivalent extensive-form game: chance deals both signals, then the betting.
 
-        Information sets are labelled ``"signal:history"`` (history of actions joined by
-        ``-``; the root is ``"signal:"``); expected payoffs replace the showdown lottery
-        where an abstraction made it random.
+        Information sets are labelled ``"signal:history"`` for reading (history of actions
+        joined by ``-``; the root is ``"signal:"``) and keyed by integers: the game's
+        ``infoset_key`` encodes (own signal, betting node, player), which
+        :meth:`lift_map` decodes. Expected payoffs replace the showdown lottery where an
+        abstraction made it random. Returns the validated game.
         """
         win, tie, lose = self.dense_masses()
         joint = win + tie + lose
@@ -569,6 +357,12 @@ class FiniteSignalGame:
         remap = np.full(len(labels), -1, dtype=np.int64)
         remap[used] = np.arange(used.shape[0])
         infoset = np.where(infoset >= 0, remap[np.maximum(infoset, 0)], -1)
+        # integer key of each kept information set: (own signal * nodes + node) * 2 + player
+        per_player = n1 * len(dec_nodes)
+        owner = (used >= per_player).astype(np.int64)
+        rest = used - owner * per_player
+        node_of = np.asarray(dec_nodes, dtype=np.int64)[rest % len(dec_nodes)]
+        infoset_key = ((rest // len(dec_nodes)) * m + node_of) * 2 + owner
         starts = np.concatenate([[0], np.cumsum(num_actions)])
         kept_actions = [alabels[starts[k]:starts[k + 1]] for k in used]
         # payoffs: expected over the showdown lottery of each deal
@@ -592,60 +386,97 @@ class FiniteSignalGame:
             infoset_labels=np.array(labels, dtype=str)[used],
             action_labels=np.array([a for acts in kept_actions for a in acts], dtype=str),
             chance_labels=chance_labels.astype(str),
+            infoset_key=infoset_key,
             title=self.title,
         )
 
+    def lift_map(self, game: ExtensiveGame) -> "SignalLiftMap":
+        """The integer map of ``game`` (this game's :meth:`to_extensive`): per information
+        set its player, own signal and betting node. GameError when ``game`` is not such a
+        game (no keys, or keys that name no signal and decision of this game)."""
+        if game.infoset_key is None:
+            raise GameError(f"'{game.title}' carries no information-set keys; use the signal game's to_extensive()")
+        key = game.infoset_key
+        m = self.tree.num_nodes
+        player, rest = key % 2, key // 2
+        node, signal = rest % m, rest // m
+        tree_player = self.tree.kind[node]
+        ok = (signal < np.asarray(self.sizes)[player]) & (tree_player == player)
+        ok &= game.infoset_player == player
+        ok &= self.tree.num_actions[node] == game.infoset_num_actions
+        if not np.all(ok):
+            bad = int(np.flatnonzero(~ok)[0])
+            raise GameError(f"{game.infoset_label(bad)} is no (signal, betting node) of '{self.title}'")
+        return SignalLiftMap(player, signal, node)
+
     def behavior_from_plans(self, sigmas, game: ExtensiveGame, sf) -> list[np.ndarray]:
         """Behaviour strategies of ``game`` (this game's :meth:`to_extensive`) from plan
-        strategies: at each own node, the plans reaching it vote with their probability."""
+        strategies: at each own node, the plans reaching it vote with their probability.
+        Returns per player an array over ``sf``'s sequences (uniform where no plan reaches)."""
         from .strategy import behavior_from_realization
 
-        tree = self.tree
-        index = {str(lbl): k for k, lbl in enumerate(game.infoset_labels)}
+        lift = self.lift_map(game)
         behaviors = []
         for p in (0, 1):
             ps = sf.players[p]
+            g = np.asarray(ps.infoset_global, dtype=np.int64)
+            signal, node = lift.signal[g], lift.node[g]
+            plan_act = self.tree.plan_actions(p)  # (plans, nodes)
+            sigma = np.asarray(sigmas[p], dtype=float)
             r = np.zeros(ps.num_sequences)
             r[0] = 1.0
-            sigma = np.asarray(sigmas[p])
-            local_of_global = {int(g): i for i, g in enumerate(ps.infoset_global)}
-            for q, plan in enumerate(tree.plans[p]):
-                for v, a in plan.items():
-                    for s in range(self.sizes[p]):
-                        k = index.get(f"{self.names[p][s]}:{tree.history[v]}")
-                        if k is None or sigma[s, q] == 0:
-                            continue
-                        loc = local_of_global[k]
-                        r[ps.infoset_first_sequence[loc] + a] += sigma[s, q]
+            # a sequence's realization is the mass of the plans taking its action there
+            for v in np.unique(node):
+                at = np.flatnonzero(node == v)
+                for a in range(int(self.tree.num_actions[v])):
+                    r[ps.infoset_first_sequence[at] + a] = sigma[signal[at]] @ (plan_act[:, v] == a)
             behaviors.append(behavior_from_realization(ps, r))
         return behaviors
+
+
+@dataclass(frozen=True)
+class SignalLiftMap:
+    """Per information set of a signal game's extensive form (aligned with its global
+    information-set index): the acting player, the player's own signal (index into the
+    game's signals) and the betting-tree node."""
+
+    player: np.ndarray
+    signal: np.ndarray
+    node: np.ndarray
 
 
 def plans_from_behavior(game: "FiniteSignalGame", efg: ExtensiveGame, sf, behaviors) -> list[np.ndarray]:
     """Plan strategies (signals, plans) of behaviour strategies of ``efg`` (the game's
     :meth:`FiniteSignalGame.to_extensive`): a plan's probability is the product of its
-    actions' probabilities (Kuhn's theorem). Signals never dealt get uniform behaviour."""
+    actions' probabilities (Kuhn's theorem). Signals never dealt get uniform behaviour.
+    Returns one array (signals, plans) per player."""
     tree = game.tree
-    index = {str(lbl): k for k, lbl in enumerate(efg.infoset_labels)}
+    lift = game.lift_map(efg)
+    m, width = tree.num_nodes, int(tree.num_actions.max())
     out = []
     for p in (0, 1):
         ps = sf.players[p]
-        local_of_global = {int(g): i for i, g in enumerate(ps.infoset_global)}
-        b = np.asarray(behaviors[p])
-        sigma = np.ones((game.sizes[p], len(tree.plans[p])))
-        for q, plan in enumerate(tree.plans[p]):
-            for v, a in plan.items():
-                n_act = len(tree.children[v])
-                for s in range(game.sizes[p]):
-                    k = index.get(f"{game.names[p][s]}:{tree.history[v]}")
-                    prob = 1.0 / n_act if k is None else b[ps.infoset_first_sequence[local_of_global[k]] + a]
-                    sigma[s, q] *= prob
-        out.append(sigma)
+        # prob[s, v, a]: probability of action a at node v with signal s; the extra last
+        # column is 1 and stands for "the plan takes no action here"
+        prob = np.ones((game.sizes[p], m, width + 1))
+        for v in tree.decision_nodes(p):
+            na = int(tree.num_actions[v])
+            prob[:, v, :na] = 1.0 / na
+        g = np.asarray(ps.infoset_global, dtype=np.int64)
+        na = np.asarray(ps.infoset_num_actions, dtype=np.int64)
+        rows = np.repeat(np.arange(g.shape[0]), na)
+        action = segment_ranges(np.zeros_like(na), na)
+        prob[lift.signal[g][rows], lift.node[g][rows], action] = np.asarray(behaviors[p])[
+            segment_ranges(ps.infoset_first_sequence, na)]
+        plan_act = tree.plan_actions(p)
+        pick = np.where(plan_act < 0, width, plan_act)  # (plans, nodes)
+        out.append(prob[:, np.arange(m)[None, :], pick].prod(axis=2))
     return out
 
 
 def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, region_plans, num_plans: int) -> np.ndarray:
-    """Mixed plans per signal from thresholds by interval overlap (seed 001 section 6.2).
+    """Mixed plans per signal from thresholds by interval overlap (Ganzfried and Sandholm
+    2010, section 6.2).
 
     ``edges_cdf`` are the CDF values at the signal cells' edges (length cells + 1),
     ``region_bounds`` the CDF values at the region boundaries (0, thresholds..., 1),
@@ -669,7 +500,6 @@ def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, regi
 
 
 __all__ = [
-    "P1_WINS", "TIE", "P2_WINS", "BettingTree", "SignalDistribution", "BayesianGame",
-    "FiniteSignalGame", "kuhn_betting", "one_street_betting", "river_betting",
-    "plans_from_thresholds", "plans_from_behavior",
+    "SignalDistribution", "BayesianGame", "FiniteSignalGame", "SignalLiftMap", "plans_from_thresholds",
+    "plans_from_behavior",
 ]

@@ -15,8 +15,10 @@ contiguous block. Per node the game keeps:
                   of the outcomes on its path, as in Gambit
 
 Per information set (global index over all players): ``infoset_player``,
-``infoset_num_actions``, ``infoset_action_start`` (offset into ``action_labels``) and
-``infoset_labels``.
+``infoset_num_actions``, ``infoset_action_start`` (offset into ``action_labels``),
+``infoset_labels`` and, for generated games, ``infoset_key`` (the generator's int64 key,
+which abstractions decode to lift strategies; None for games read from files or built by
+hand).
 
 No Python object is created per node; validation and derived quantities are vectorised
 over depth levels.
@@ -38,7 +40,7 @@ CHANCE = -1
 PROBABILITY_TOLERANCE = 1e-9
 
 
-def _group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
+def group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
     """Rank of each element inside its run of equal keys (keys already sorted)."""
     n = sorted_keys.shape[0]
     if n == 0:
@@ -46,6 +48,10 @@ def _group_ranks(sorted_keys: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     run_start = np.repeat(starts, np.diff(np.r_[starts, n]))
     return np.arange(n, dtype=np.int64) - run_start
+
+
+# the former private name, kept for code written against it
+_group_ranks = group_ranks
 
 
 def segment_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -112,6 +118,7 @@ class ExtensiveGame:
         chance_labels: np.ndarray | None = None,
         outcome_labels: np.ndarray | None = None,
         chance_text: np.ndarray | None = None,
+        infoset_key: np.ndarray | None = None,
         title: str = "",
         validate: bool = True,
     ):
@@ -141,6 +148,11 @@ class ExtensiveGame:
         # the probability text of a file, kept verbatim for exact round trips ('' where
         # absent; the writer then uses the simplest fraction equal to the float)
         self.chance_text = chance_text
+        # the generator's integer key per information set (None unless a generator set
+        # it): strategies are mapped between games through it, never through labels
+        self.infoset_key = None if infoset_key is None else np.asarray(infoset_key, dtype=np.int64)
+        if self.infoset_key is not None and self.infoset_key.shape != self.infoset_player.shape:
+            raise GameError(f"infoset_key has shape {self.infoset_key.shape}, expected {self.infoset_player.shape}")
         for name in ("player", "infoset", "action", "chance_prob", "outcome"):
             if getattr(self, name).shape != (n,):
                 raise GameError(f"array '{name}' has shape {getattr(self, name).shape}, expected ({n},)")
@@ -170,6 +182,7 @@ class ExtensiveGame:
         chance_labels=None,
         outcome_labels=None,
         chance_text=None,
+        infoset_key=None,
         title: str = "",
         validate: bool = True,
     ) -> "ExtensiveGame":
@@ -177,7 +190,9 @@ class ExtensiveGame:
 
         Either ``payoffs`` (shape ``(num_nodes, num_players)``, read at terminals only) or
         ``outcome`` with ``outcome_payoffs`` gives the payoffs. Nodes are renumbered
-        breadth-first; the children of a node are ordered by ``action``.
+        breadth-first; the children of a node are ordered by ``action``. ``infoset_key``
+        (optional, int64 per information set) is the generator's key of each information
+        set, kept as given (information sets are not renumbered). Returns the validated game.
         """
         parent = np.asarray(parent, dtype=np.int64)
         action = np.asarray(action, dtype=np.int64)
@@ -221,6 +236,7 @@ class ExtensiveGame:
             chance_labels=take(chance_labels),
             outcome_labels=outcome_labels,
             chance_text=take(chance_text),
+            infoset_key=infoset_key,
             title=title,
             validate=validate,
         )
@@ -241,7 +257,7 @@ class ExtensiveGame:
         if roots[0] == 0 and n > 1:
             p = parent[1:]
             if np.all(p[1:] >= p[:-1]) and np.all(p < np.arange(1, n)):
-                ranks = _group_ranks(p)
+                ranks = group_ranks(p)
                 if np.array_equal(ranks, action[1:]):
                     return None
         elif n == 1:
@@ -464,7 +480,7 @@ class ExtensiveGame:
                 "an information set has one action set"
             )
         if n > 1:
-            ranks = _group_ranks(self.parent[1:])
+            ranks = group_ranks(self.parent[1:])
             bad = np.flatnonzero(ranks != self.action[1:])
             if bad.shape[0]:
                 node = int(bad[0]) + 1

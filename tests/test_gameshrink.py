@@ -11,13 +11,8 @@ import pytest
 from equilibria import load, solve_game
 from equilibria.instances.hands import three_card
 from equilibria.instances.ordered_games import load_ordered
-from equilibria.models.ordered import (
-    SignalSpace,
-    UnionFind,
-    colex_index,
-    game_shrink,
-    ordered_game_isomorphic,
-)
+from equilibria.models.gameshrink import UnionFind, game_shrink, ordered_game_isomorphic
+from equilibria.models.ordered import SignalSpace, colex_index
 from equilibria.scripts.cli import main
 from equilibria.shrink import shrink, solve_shrunk
 
@@ -169,7 +164,7 @@ def test_shrunk_lp_exports(tmp_path):
 
 @pytest.mark.parametrize("spec", ["leduc", "leduc:ranks=4,suits=3", "rhode_island:ranks=2,suits=2"])
 def test_filtered_game_as_a_tree_matches_the_directly_built_lp(spec):
-    from equilibria.models.ordered import filtered_extensive
+    from equilibria.models.filtered import filtered_extensive
     from equilibria.solvers import solve
 
     report = shrink(spec)

@@ -7,7 +7,8 @@ import pytest
 
 from equilibria import load, solve_game
 from equilibria.instances.bayesian_games import load_bayesian, standard_models
-from equilibria.models.bayesian import BayesianGame, SignalDistribution, kuhn_betting
+from equilibria.instances.betting import kuhn_betting
+from equilibria.models.bayesian import BayesianGame, SignalDistribution
 from equilibria.models.best_response import exploitability
 from equilibria.models.parametric import ModelError, ParametricModel
 from equilibria.models.sequence import SequenceForm
