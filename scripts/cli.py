@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 
@@ -345,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if getattr(args, "verbose", False):
+        # the library reports progress through logging; --verbose shows it on stderr
+        logging.basicConfig(level=logging.INFO, format="equilibria: %(message)s", stream=sys.stderr)
     if getattr(args, "format", None) is None and hasattr(args, "output"):
         args.format = "lp" if str(args.output).lower().endswith(".lp") else "mps"
     try:

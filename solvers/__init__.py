@@ -3,7 +3,7 @@
 ``solve(problem, backend="highs")`` takes a :class:`~equilibria.formulations.LinearProgram`
 and returns a :class:`Solution`; ``solve_model(model, backend=...)`` does the same for a
 Pyomo model (linear, mixed-integer, or with GDP disjunctions) and loads the values into the
-model. Backends (each a :class:`Backend` with :class:`Capabilities`, see ``docs/backends.md``):
+model. Backends (each a :class:`Backend` with :class:`Capabilities`, see "Solver backends" in ``docs/architecture.md``):
 
 ``highs``        highspy, fed the sparse matrix directly (the default)
 ``scip``         PySCIPOpt (SCIP), loaded from an MPS file written by HiGHS
