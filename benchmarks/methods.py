@@ -6,6 +6,7 @@ default), and SCIP. Results go to CSV and a table is printed.
 
     python benchmarks/methods.py [--games "leduc:ranks=8;liars_dice:sides=6"] [--time-limit 600]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,9 @@ def main(argv=None) -> int:
         for method in filter(None, args.methods.split(",")):
             row = {"game": game, "method": method}
             try:
-                done = subprocess.run([sys.executable, "-c", CHILD, game, method], capture_output=True,
-                                      text=True, timeout=args.time_limit)
+                done = subprocess.run(
+                    [sys.executable, "-c", CHILD, game, method], capture_output=True, text=True, timeout=args.time_limit
+                )
                 if done.returncode == 0:
                     row.update(json.loads(done.stdout.strip().splitlines()[-1]))
                 else:
@@ -63,10 +65,23 @@ def main(argv=None) -> int:
                 row["status"] = f"time limit (> {args.time_limit:.0f} s)"
             rows.append(row)
             expl = row.get("exploitability")
-            print(f"{game:30} {method:11} {row.get('status', '?'):22} "
-                  f"{row.get('solve_seconds', float('nan')):9.2f} s  "
-                  f"exploitability {expl if expl is None else format(expl, '.1e')}", flush=True)
-    fields = ["game", "method", "status", "value", "exploitability", "seconds", "solve_seconds", "method_used", "peak_mb"]
+            print(
+                f"{game:30} {method:11} {row.get('status', '?'):22} "
+                f"{row.get('solve_seconds', float('nan')):9.2f} s  "
+                f"exploitability {expl if expl is None else format(expl, '.1e')}",
+                flush=True,
+            )
+    fields = [
+        "game",
+        "method",
+        "status",
+        "value",
+        "exploitability",
+        "seconds",
+        "solve_seconds",
+        "method_used",
+        "peak_mb",
+    ]
     with open(args.out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()

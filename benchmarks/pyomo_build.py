@@ -13,6 +13,7 @@ writes CSV.
 
     python benchmarks/pyomo_build.py [--games "leduc:ranks=8;liars_dice:sides=6"] [--appsi]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,13 +92,15 @@ def main(argv=None) -> int:
 
     print(f"importing Pyomo: {time.perf_counter() - t0:.2f} s (not counted below)")
     rows = []
-    print("| game | nonzeros | direct s | to_pyomo() s | ratio | expanded s | ratio | Pyomo into HiGHS s | ratio "
-          "| solve_pyomo into HiGHS s | ratio |")
+    print(
+        "| game | nonzeros | direct s | to_pyomo() s | ratio | expanded s | ratio | Pyomo into HiGHS s | ratio "
+        "| solve_pyomo into HiGHS s | ratio |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for game in filter(None, args.games.split(";")):
         g = equilibria.load(game)
 
-        def direct():
+        def direct(g=g):
             lp = sequence_form_lp(SequenceForm(g), 0)
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
@@ -114,7 +117,7 @@ def main(argv=None) -> int:
 
             _, appsi_s = _timed(lambda m=model: AppsiHighs().set_instance(m))
         del model
-        expanded, expanded_s = _timed(lambda: lp.to_pyomo(expanded=True))
+        expanded, expanded_s = _timed(lambda lp=lp: lp.to_pyomo(expanded=True))
         del expanded
         row = {
             "game": game,

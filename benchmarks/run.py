@@ -9,6 +9,7 @@ game is printed, and a plot of time against tree size is saved.
                              [--time-limit 600] [--memory-gb 16] [--out benchmarks/results.csv]
                              [--plot benchmarks/time_vs_size.png]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,18 +28,43 @@ HERE = Path(__file__).resolve().parent
 
 GAMES = [
     "kuhn",
-    "leduc:ranks=3", "leduc:ranks=4", "leduc:ranks=6", "leduc:ranks=8", "leduc:ranks=10", "leduc:ranks=13",
-    "liars_dice:sides=3", "liars_dice:sides=4", "liars_dice:sides=5", "liars_dice:sides=6",
-    "generalized_kuhn:cards=50", "generalized_kuhn:cards=100", "generalized_kuhn:cards=1000",
+    "leduc:ranks=3",
+    "leduc:ranks=4",
+    "leduc:ranks=6",
+    "leduc:ranks=8",
+    "leduc:ranks=10",
+    "leduc:ranks=13",
+    "liars_dice:sides=3",
+    "liars_dice:sides=4",
+    "liars_dice:sides=5",
+    "liars_dice:sides=6",
+    "generalized_kuhn:cards=50",
+    "generalized_kuhn:cards=100",
+    "generalized_kuhn:cards=1000",
     "generalized_kuhn:cards=10000",
 ]
 TOOLS = ["equilibria", "equilibria_shrink", "openspiel", "gambit"]
 #: games with ordered signals, which GameShrink (equilibria_shrink) applies to
 ORDERED = ("kuhn", "leduc", "generalized_kuhn")
 FIELDS = [
-    "game", "tool", "status", "nodes", "value", "exploitability", "seconds_game", "seconds_lp_build",
-    "seconds_transfer", "seconds_solve", "seconds_certify", "seconds_total", "peak_mb", "rows",
-    "columns", "nonzeros", "method", "note",
+    "game",
+    "tool",
+    "status",
+    "nodes",
+    "value",
+    "exploitability",
+    "seconds_game",
+    "seconds_lp_build",
+    "seconds_transfer",
+    "seconds_solve",
+    "seconds_certify",
+    "seconds_total",
+    "peak_mb",
+    "rows",
+    "columns",
+    "nonzeros",
+    "method",
+    "note",
 ]
 
 
@@ -81,8 +107,13 @@ def run_one(tool: str, game: str, efg_dir: Path, time_limit: float, memory_gb: f
         if not path.exists():
             # writing the file is set-up, not part of Gambit's time
             code = f"import equilibria; equilibria.write_efg(equilibria.load({game!r}), {str(path)!r})"
-            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  timeout=time_limit, preexec_fn=limit_memory(memory_gb))
+            done = subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                timeout=time_limit,
+                preexec_fn=limit_memory(memory_gb),
+            )
             if done.returncode != 0:
                 row.update(status="error", note="could not write the .efg file")
                 return row
@@ -91,8 +122,9 @@ def run_one(tool: str, game: str, efg_dir: Path, time_limit: float, memory_gb: f
     if method and tool == "equilibria":
         cmd += ["--method", method]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=limit_memory(memory_gb))
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit_memory(memory_gb)
+    )
     try:
         out, err = proc.communicate(timeout=time_limit)
     except subprocess.TimeoutExpired:
@@ -103,8 +135,16 @@ def run_one(tool: str, game: str, efg_dir: Path, time_limit: float, memory_gb: f
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         memory = "MemoryError" in err or "bad_alloc" in err or "Cannot allocate" in err or proc.returncode in (-9, 137)
-        row.update(status="memory limit" if memory else "error",
-                   note=(f"> {memory_gb:g} GB" if memory else err.strip().splitlines()[-1][:120] if err.strip() else f"exit {proc.returncode}"))
+        row.update(
+            status="memory limit" if memory else "error",
+            note=(
+                f"> {memory_gb:g} GB"
+                if memory
+                else err.strip().splitlines()[-1][:120]
+                if err.strip()
+                else f"exit {proc.returncode}"
+            ),
+        )
         return row
     data = json.loads(out.strip().splitlines()[-1])
     row.update(data)
@@ -137,7 +177,10 @@ def print_table(rows: list[dict]) -> str:
         shrunk = by.get((g, "equilibria_shrink"))
         for mine, t in ((ours, "openspiel"), (shrunk, "openspiel"), (ours, "gambit")):
             peer = by.get((g, t))
-            ok = lambda r: r is not None and r.get("status") in ("optimal", "unknown") and r.get("seconds_total")
+
+            def ok(r):
+                return r is not None and r.get("status") in ("optimal", "unknown") and r.get("seconds_total")
+
             if ok(mine) and ok(peer):
                 ratio = float(peer["seconds_total"]) / float(mine["seconds_total"])
                 cells.append(f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x")
@@ -167,14 +210,20 @@ def plot(rows: list[dict], path: Path) -> None:
         pts = sorted(
             (float(r["nodes"]), float(r["seconds_total"]))
             for r in rows
-            if r["tool"] == tool and r.get("status") in ("optimal", "unknown") and r.get("nodes") and r.get("seconds_total")
+            if r["tool"] == tool
+            and r.get("status") in ("optimal", "unknown")
+            and r.get("nodes")
+            and r.get("seconds_total")
         )
         if pts:
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker=marker, linestyle="", label=tool)
     top = ax.get_ylim()[1]  # runs that passed a limit are marked along the top
     for tool, color in zip(TOOLS, ("C0", "C3", "C1", "C2")):
-        failed = [float(r["nodes"]) for r in rows
-                  if r["tool"] == tool and r.get("status") in ("time limit", "memory limit") and r.get("nodes")]
+        failed = [
+            float(r["nodes"])
+            for r in rows
+            if r["tool"] == tool and r.get("status") in ("time limit", "memory limit") and r.get("nodes")
+        ]
         if failed:
             ax.scatter(failed, [top] * len(failed), marker="x", color=color, label=f"{tool}: passed a limit")
     ax.set_xlabel("game tree nodes")
@@ -189,8 +238,9 @@ def plot(rows: list[dict], path: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", default=",".join(GAMES).replace(",", ";"),
-                        help="games separated by ';' (default: the standard list)")
+    parser.add_argument(
+        "--games", default=",".join(GAMES).replace(",", ";"), help="games separated by ';' (default: the standard list)"
+    )
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per game and tool")
     parser.add_argument("--memory-gb", type=float, default=16.0, help="address-space limit per process")
@@ -210,9 +260,13 @@ def main(argv=None) -> int:
         return 0
     games = [g for g in args.games.split(";") if g]
     tools = [t for t in args.tools.split(",") if t]
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 1024**3:.0f} GB; Python {platform.python_version()}; "
-          f"limits {args.time_limit:.0f} s and {args.memory_gb:g} GB per run", flush=True)
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 1024**3:.0f} GB; "
+        f"Python {platform.python_version()}; "
+        f"limits {args.time_limit:.0f} s and {args.memory_gb:g} GB per run",
+        flush=True,
+    )
     failed_family: dict[tuple[str, str], str] = {}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -224,15 +278,24 @@ def main(argv=None) -> int:
                     continue  # GameShrink needs ordered signals
                 key = (tool, family(game))
                 if key in failed_family:
-                    row = {"game": game, "tool": tool, "nodes": tree_size(game), "status": "skipped",
-                           "note": f"passed a limit on {failed_family[key]}"}
+                    row = {
+                        "game": game,
+                        "tool": tool,
+                        "nodes": tree_size(game),
+                        "status": "skipped",
+                        "note": f"passed a limit on {failed_family[key]}",
+                    }
                 else:
                     row = run_one(tool, game, Path(tmp), args.time_limit, args.memory_gb, args.method)
                     if row.get("status") in ("time limit", "memory limit"):
                         failed_family[key] = game
                 rows.append(row)
                 shown = fmt_seconds(row)
-                print(f"{game:32} {tool:11} {row.get('status', '?'):13} {shown:>10}  peak {row.get('peak_mb', float('nan')):.0f} MB", flush=True)
+                print(
+                    f"{game:32} {tool:11} {row.get('status', '?'):13} {shown:>10}  "
+                    f"peak {row.get('peak_mb', float('nan')):.0f} MB",
+                    flush=True,
+                )
     with open(args.out, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
         writer.writeheader()

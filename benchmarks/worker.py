@@ -9,6 +9,7 @@ Every tool runs the same pipeline: build the game, build the LP, solve, certify 
 returned strategies with the tool's own exact best response. Run by ``run.py`` in a fresh
 process per game and tool.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -96,13 +97,23 @@ def openspiel_game(spec: str):
         return pyspiel.load_game(
             "universal_poker",
             {
-                "betting": "limit", "numPlayers": 2, "numRounds": 2, "blind": "1 1",
-                "raiseSize": "2 4", "firstPlayer": "1 1", "maxRaises": "2 2", "numSuits": suits,
-                "numRanks": ranks, "numHoleCards": 1, "numBoardCards": "0 1",
+                "betting": "limit",
+                "numPlayers": 2,
+                "numRounds": 2,
+                "blind": "1 1",
+                "raiseSize": "2 4",
+                "firstPlayer": "1 1",
+                "maxRaises": "2 2",
+                "numSuits": suits,
+                "numRanks": ranks,
+                "numHoleCards": 1,
+                "numBoardCards": "0 1",
             },
         )
     if name == "liars_dice":
-        return pyspiel.load_game("liars_dice", {"numdice": int(kv.get("dice", 1)), "dice_sides": int(kv.get("sides", 6))})
+        return pyspiel.load_game(
+            "liars_dice", {"numdice": int(kv.get("dice", 1)), "dice_sides": int(kv.get("sides", 6))}
+        )
     raise KeyError(f"OpenSpiel has no game for {spec}")
 
 

@@ -5,6 +5,7 @@
 >>> round(sol.value, 6), sol.exploitability < 1e-9
 (-0.055556, True)
 """
+
 __version__ = "0.1.0"
 
 from .answer import Answer

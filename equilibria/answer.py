@@ -6,6 +6,7 @@ all of them: status, backend, the strategies on the game they belong to, the pla
 payoffs, and the certificate computed by exact best responses
 (:func:`equilibria.models.best_response.certify`).
 """
+
 from __future__ import annotations
 
 import json

@@ -6,6 +6,7 @@ form (the full game here, GameShrink's shrunk game in :mod:`equilibria.shrink`):
 LP, solve it (anytime with a time limit or a target exploitability), read both players'
 strategies and certify them. :func:`solve_game` is the full-game route.
 """
+
 from __future__ import annotations
 
 import time
@@ -74,7 +75,8 @@ def solve_sequence_form(
     with the tolerances :data:`ANYTIME_TOLERANCES` in turn, each result is certified, and
     the best strategies so far are returned when the target is met or the time is up
     (status ``target_reached`` or ``time_limit``). Stage times (seconds) are added to
-    ``times``; ``lp`` is player 1's LP when the caller has built it already. Raises SolverError when no strategies could be obtained.
+    ``times``; ``lp`` is player 1's LP when the caller has built it already. Raises
+    SolverError when no strategies could be obtained.
     """
     times = times if times is not None else {}
     if lp is None:
@@ -127,8 +129,14 @@ def _solve_anytime(sf, lp, method, time_limit, target, verbose, times) -> LPRun:
             status = "time_limit"
             break
         options = {"ipm_optimality_tolerance": tol, "run_crossover": "on" if last else "off"}
-        sol = solve(lp, "highs", method=method if method not in (None, "concurrent") else "ipx",
-                    time_limit=remaining, verbose=verbose, options=options)
+        sol = solve(
+            lp,
+            "highs",
+            method=method if method not in (None, "concurrent") else "ipx",
+            time_limit=remaining,
+            verbose=verbose,
+            options=options,
+        )
         _add_seconds(times, sol)
         if sol.x is None or sol.row_duals is None:
             status = str(sol.status) if sol.status != "optimal" else "unknown"
@@ -138,8 +146,14 @@ def _solve_anytime(sf, lp, method, time_limit, target, verbose, times) -> LPRun:
         behaviors = equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)
         cert = certify(sf, behaviors)
         times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t
-        attempts.append({"tolerance": tol, "status": str(sol.status), "seconds": sum(sol.seconds.values()),
-                         "exploitability": cert.exploitability})
+        attempts.append(
+            {
+                "tolerance": tol,
+                "status": str(sol.status),
+                "seconds": sum(sol.seconds.values()),
+                "exploitability": cert.exploitability,
+            }
+        )
         if best is None or cert.exploitability < best[2].exploitability:
             best = (sol, behaviors, cert)
         if target is not None and cert.exploitability <= target:
@@ -209,13 +223,31 @@ def solve_game(
     t0 = time.perf_counter()
     sf = SequenceForm(game)
     times["sequence_form"] = time.perf_counter() - t0
-    run = solve_sequence_form(sf, backend, method=method, time_limit=time_limit,
-                              target_exploitability=target_exploitability, verbose=verbose,
-                              both_lps=both_lps, times=times)
+    run = solve_sequence_form(
+        sf,
+        backend,
+        method=method,
+        time_limit=time_limit,
+        target_exploitability=target_exploitability,
+        verbose=verbose,
+        both_lps=both_lps,
+        times=times,
+    )
     return GameSolution(
-        route="lp", game_name=game.title or "game", status=run.status, backend=run.backend, method=run.method,
-        value=run.value, certificate=run.certificate, sequence_form=sf, behaviors=run.behaviors,
-        sizes=run.sizes, seconds=times, game=game, solutions=run.solutions, attempts=run.attempts,
+        route="lp",
+        game_name=game.title or "game",
+        status=run.status,
+        backend=run.backend,
+        method=run.method,
+        value=run.value,
+        certificate=run.certificate,
+        sequence_form=sf,
+        behaviors=run.behaviors,
+        sizes=run.sizes,
+        seconds=times,
+        game=game,
+        solutions=run.solutions,
+        attempts=run.attempts,
     )
 
 

@@ -5,6 +5,7 @@ rows; the backends hand those to the solver as arrays and compile only what the 
 with Pyomo, then write the solution back into the model's variables
 (:meth:`equilibria.solvers.base.Backend.solve_model`).
 """
+
 from __future__ import annotations
 
 from .solvers import Solution, solve_model

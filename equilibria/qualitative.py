@@ -1,4 +1,5 @@
-"""Equilibria from qualitative models (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010)): a signal game and a parametric model in,
+"""Equilibria from qualitative models (Ganzfried and Sandholm, "Computing equilibria by
+incorporating qualitative models", 2010): a signal game and a parametric model in,
 thresholds, strategies and a certificate out.
 
 >>> from equilibria.qualitative import solve_threshold
@@ -6,11 +7,12 @@ thresholds, strategies and a certificate out.
 >>> [round(v, 6) for v in sol.thresholds[0]], [round(v, 6) for v in sol.thresholds[1]]
 ([0.222222, 0.888889], [0.444444])
 """
+
 from __future__ import annotations
 
 import time
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +63,7 @@ class ThresholdSolution(Answer):
         admitted a solution that is no equilibrium (typically with empty regions), so the
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
-        tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells ** 2)
+        tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells**2)
         return self.exploitability is not None and self.exploitability <= tolerance
 
     def region_table(self) -> list[dict]:
@@ -71,8 +73,15 @@ class ThresholdSolution(Answer):
         for p in (0, 1):
             bounds = [lo] + list(self.thresholds[p]) + [hi]
             for j, q in enumerate(self.program.plan_indices[p]):
-                rows.append({"player": p + 1, "region": j + 1, "from": bounds[j], "to": bounds[j + 1],
-                             "plan": self.game.tree.plan_text(p, q)})
+                rows.append(
+                    {
+                        "player": p + 1,
+                        "region": j + 1,
+                        "from": bounds[j],
+                        "to": bounds[j + 1],
+                        "plan": self.game.tree.plan_text(p, q),
+                    }
+                )
         return rows
 
     def details(self) -> dict:
@@ -88,8 +97,9 @@ class ThresholdSolution(Answer):
         }
 
 
-def project(game: BayesianGame, model: ParametricModel, thresholds, target: FiniteSignalGame,
-            edges: np.ndarray | None = None) -> list[np.ndarray]:
+def project(
+    game: BayesianGame, model: ParametricModel, thresholds, target: FiniteSignalGame, edges: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Threshold strategies as plan probabilities on the finite game ``target``.
 
     ``edges`` are the signal-space edges of ``target``'s signals (default: ``target``'s
@@ -108,10 +118,19 @@ def project(game: BayesianGame, model: ParametricModel, thresholds, target: Fini
     return out
 
 
-def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
-                    backend: str = "highs", indicators: str | None = None, cells: int = DEFAULT_CELLS,
-                    select: str = "any", min_width: float = 0.0, time_limit: float | None = None, extensive_check: bool = True,
-                    verbose: bool = False) -> ThresholdSolution:
+def solve_threshold(
+    spec: Any,
+    model: str | ParametricModel | None = None,
+    *,
+    backend: str = "highs",
+    indicators: str | None = None,
+    cells: int = DEFAULT_CELLS,
+    select: str = "any",
+    min_width: float = 0.0,
+    time_limit: float | None = None,
+    extensive_check: bool = True,
+    verbose: bool = False,
+) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
 
     ``spec`` is a BayesianGame or anything the game registry resolves to one
@@ -135,8 +154,9 @@ def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
     indicators = indicators or default_indicators(backend)
     program = threshold_milfp(game, model, select=select, min_width=min_width)
     t1 = time.perf_counter()
-    sol = solve_disjunctive(program.model, backend=backend, indicators=indicators,
-                            time_limit=time_limit, verbose=verbose)
+    sol = solve_disjunctive(
+        program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+    )
     t2 = time.perf_counter()
     if sol.status == "infeasible":
         raise ModelInfeasible(
@@ -151,26 +171,35 @@ def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
     m = program.model
     t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
-    thresholds = ([float(t[k]) for k in program.thresholds if owner[k] == 0],
-                  [float(t[k]) for k in program.thresholds if owner[k] == 1])
-    cdf = ([float(v) for v in game.signals[0](np.asarray(thresholds[0], dtype=float))],
-           [float(v) for v in game.signals[1](np.asarray(thresholds[1], dtype=float))])
+    thresholds = (
+        [float(t[k]) for k in program.thresholds if owner[k] == 0],
+        [float(t[k]) for k in program.thresholds if owner[k] == 1],
+    )
+    cdf = (
+        [float(v) for v in game.signals[0](np.asarray(thresholds[0], dtype=float))],
+        [float(v) for v in game.signals[1](np.asarray(thresholds[1], dtype=float))],
+    )
     verification: dict = {}
     sequence_form, behaviors, where = None, None, "the game's signal plans"
     if game.finite:
         target = game.finite_game()
         strategies = project(game, model, thresholds, target)
         ex = target.exploitability(strategies)
-        verification.update(method="exact, plan best responses", cells=None,
-                            best_response_values=[float(v) for v in ex["best_response_values"]])
+        verification.update(
+            method="exact, plan best responses",
+            cells=None,
+            best_response_values=[float(v) for v in ex["best_response_values"]],
+        )
         cert = _plan_certificate(ex)
         if extensive_check:
             eg = target.to_extensive()
             sequence_form = SequenceForm(eg)
             behaviors = target.behavior_from_plans(strategies, eg, sequence_form)
-            verification.update(method="exact, in the equivalent extensive-form game",
-                                extensive_nodes=eg.num_nodes,
-                                plan_exploitability=float(ex["exploitability"]))
+            verification.update(
+                method="exact, in the equivalent extensive-form game",
+                extensive_nodes=eg.num_nodes,
+                plan_exploitability=float(ex["exploitability"]),
+            )
             cert = certify(sequence_form, behaviors)
             where = "the equivalent extensive-form game"
     else:
@@ -179,16 +208,38 @@ def solve_threshold(spec: Any, model: str | ParametricModel | None = None, *,
         ex = target.exploitability(strategies)
         cert = _plan_certificate(ex)
         where = f"a discretisation into {cells} equal cells"
-        verification.update(method=f"on a discretisation into {cells} equal cells (ties split)", cells=cells,
-                            best_response_values=[float(v) for v in ex["best_response_values"]])
+        verification.update(
+            method=f"on a discretisation into {cells} equal cells (ties split)",
+            cells=cells,
+            best_response_values=[float(v) for v in ex["best_response_values"]],
+        )
     t3 = time.perf_counter()
     return ThresholdSolution(
-        route="threshold", game_name=game.name, status="optimal", backend=backend, method=None,
-        value=float(cert.payoffs[0]), certificate=cert, certified_in=where, sequence_form=sequence_form,
-        behaviors=behaviors, sizes=_program_sizes(program),
-        game=game, model=model, program=program, thresholds=thresholds, cdf=cdf, strategies=strategies,
-        verification=verification, indicators=indicators,
-        seconds={"build": t1 - t0, "solve": t2 - t1, "verify": t3 - t2, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+        route="threshold",
+        game_name=game.name,
+        status="optimal",
+        backend=backend,
+        method=None,
+        value=float(cert.payoffs[0]),
+        certificate=cert,
+        certified_in=where,
+        sequence_form=sequence_form,
+        behaviors=behaviors,
+        sizes=_program_sizes(program),
+        game=game,
+        model=model,
+        program=program,
+        thresholds=thresholds,
+        cdf=cdf,
+        strategies=strategies,
+        verification=verification,
+        indicators=indicators,
+        seconds={
+            "build": t1 - t0,
+            "solve": t2 - t1,
+            "verify": t3 - t2,
+            **{f"solver_{k}": v for k, v in sol.seconds.items()},
+        },
     )
 
 
@@ -208,9 +259,12 @@ def _program_sizes(program: ThresholdProgram) -> dict:
 
 def _plan_certificate(ex: dict) -> Exploitability:
     """A certificate from plan-level best responses (finite signal games)."""
-    return Exploitability(exploitability=float(ex["exploitability"]), nash_conv=float(ex["nash_conv"]),
-                          payoffs=np.asarray(ex["payoffs"], dtype=float),
-                          best_response_values=np.asarray(ex["best_response_values"], dtype=float))
+    return Exploitability(
+        exploitability=float(ex["exploitability"]),
+        nash_conv=float(ex["nash_conv"]),
+        payoffs=np.asarray(ex["payoffs"], dtype=float),
+        best_response_values=np.asarray(ex["best_response_values"], dtype=float),
+    )
 
 
 __all__ = ["ModelInfeasible", "ThresholdSolution", "project", "solve_threshold", "DEFAULT_CELLS"]

@@ -10,6 +10,7 @@ one function plus one :func:`register_route` call::
 
 Routes are imported only when used, so the sequence-form path does not pay for Pyomo.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -59,12 +60,21 @@ def register_route(name: str, view: str, target: str, summary: str) -> Route:
     return route
 
 
-register_route("lp", "extensive", "equilibria.api:solve_game",
-               "the sequence-form LP of the full game (two players, zero-sum)")
-register_route("shrink", "ordered", "equilibria.shrink:solve_shrunk",
-               "GameShrink, then the shrunk game's LP; strategies lifted to the full game and certified there")
-register_route("threshold", "signal", "equilibria.qualitative:solve_threshold",
-               "a threshold program from a qualitative model (signal games)")
+register_route(
+    "lp", "extensive", "equilibria.api:solve_game", "the sequence-form LP of the full game (two players, zero-sum)"
+)
+register_route(
+    "shrink",
+    "ordered",
+    "equilibria.shrink:solve_shrunk",
+    "GameShrink, then the shrunk game's LP; strategies lifted to the full game and certified there",
+)
+register_route(
+    "threshold",
+    "signal",
+    "equilibria.qualitative:solve_threshold",
+    "a threshold program from a qualitative model (signal games)",
+)
 
 
 def solve(game: Any, route: str = "lp", **options: Any) -> Answer:

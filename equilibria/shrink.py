@@ -6,6 +6,7 @@ strategy and its certificate in the original game out.
 >>> report.infosets_after
 [144, 144]
 """
+
 from __future__ import annotations
 
 import resource
@@ -86,10 +87,14 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkR
     t4 = time.perf_counter()
     before = game.unabstracted_lp_size()
     return ShrinkReport(
-        game=game, filtered=fg, lp=lp, threshold=threshold,
+        game=game,
+        filtered=fg,
+        lp=lp,
+        threshold=threshold,
         signal_tree_nodes=game.signal_tree_nodes(),
         classes=filt.summary(),
-        rows_before=before["rows"], columns_before=before["columns"],
+        rows_before=before["rows"],
+        columns_before=before["columns"],
         infosets_before=before["infosets"],
         infosets_after=[p.num_infosets for p in fg.sequence_form.players],
         seconds={"signal_tree": t1 - t0, "game_shrink": t2 - t1, "sequence_form": t3 - t2, "lp_build": t4 - t3},
@@ -120,14 +125,27 @@ class ShrunkSolution(Answer):
         out = self.report.to_dict()
         out.pop("game", None)
         out.pop("seconds", None)
-        out.update(abstract_exploitability=self.abstract_exploitability, original_nodes=self.original_nodes,
-                   lifted=self.lifted, attempts=self.attempts)
+        out.update(
+            abstract_exploitability=self.abstract_exploitability,
+            original_nodes=self.original_nodes,
+            lifted=self.lifted,
+            attempts=self.attempts,
+        )
         return out
 
 
-def solve_shrunk(game: Any, threshold: float = 0.0, backend: str = "highs", method: str | None = None,
-                 lift: bool | None = None, progress: bool = False, *, time_limit: float | None = None,
-                 target_exploitability: float | None = None, verbose: bool = False) -> ShrunkSolution:
+def solve_shrunk(
+    game: Any,
+    threshold: float = 0.0,
+    backend: str = "highs",
+    method: str | None = None,
+    lift: bool | None = None,
+    progress: bool = False,
+    *,
+    time_limit: float | None = None,
+    target_exploitability: float | None = None,
+    verbose: bool = False,
+) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and, if the original game has at most
     :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True), lift the
@@ -137,9 +155,16 @@ def solve_shrunk(game: Any, threshold: float = 0.0, backend: str = "highs", meth
     fg = report.filtered
     sf = fg.sequence_form
     times = dict(report.seconds)
-    run = solve_sequence_form(sf, backend, method=method, time_limit=time_limit,
-                              target_exploitability=target_exploitability, verbose=verbose, times=times,
-                              lp=report.lp)
+    run = solve_sequence_form(
+        sf,
+        backend,
+        method=method,
+        time_limit=time_limit,
+        target_exploitability=target_exploitability,
+        verbose=verbose,
+        times=times,
+        lp=report.lp,
+    )
     if lift is None:
         lift = max(report.infosets_before) <= LIFT_LIMIT
     answer_sf, behaviors, cert, where, nodes = sf, run.behaviors, run.certificate, "the shrunk game", None
@@ -154,10 +179,22 @@ def solve_shrunk(game: Any, threshold: float = 0.0, backend: str = "highs", meth
         times["lift_and_certify"] = time.perf_counter() - t1
         answer_sf, where, nodes = osf, "the game", original.num_nodes
     return ShrunkSolution(
-        route="shrink", game_name=report.game.name, status=run.status, backend=run.backend, method=run.method,
-        value=run.value, certificate=cert, certified_in=where, sequence_form=answer_sf, behaviors=behaviors,
-        sizes=run.sizes, seconds=times, report=report,
-        abstract_exploitability=float(run.certificate.exploitability), original_nodes=nodes, attempts=run.attempts,
+        route="shrink",
+        game_name=report.game.name,
+        status=run.status,
+        backend=run.backend,
+        method=run.method,
+        value=run.value,
+        certificate=cert,
+        certified_in=where,
+        sequence_form=answer_sf,
+        behaviors=behaviors,
+        sizes=run.sizes,
+        seconds=times,
+        report=report,
+        abstract_exploitability=float(run.certificate.exploitability),
+        original_nodes=nodes,
+        attempts=run.attempts,
     )
 
 

@@ -1,5 +1,6 @@
 """Math-program builders, one module per program; each returns a LinearProgram whose
 ``to_pyomo()`` gives a Pyomo model with components named after the mathematics."""
+
 from .linear_program import Block, LinearProgram
 from .sequence_form_lp import (
     best_abstract_equilibrium_lp,
@@ -9,4 +10,12 @@ from .sequence_form_lp import (
     sequence_form_lp,
 )
 
-__all__ = ["Block", "LinearProgram", "sequence_form_lp", "best_abstract_equilibrium_lp", "equilibrium_behaviors", "realization_plan", "opponent_realization_plan"]
+__all__ = [
+    "Block",
+    "LinearProgram",
+    "sequence_form_lp",
+    "best_abstract_equilibrium_lp",
+    "equilibrium_behaviors",
+    "realization_plan",
+    "opponent_realization_plan",
+]

@@ -7,11 +7,11 @@ Columns and rows are grouped in named blocks (``r``, ``v``, ``realization``,
 made by :meth:`LinearProgram.to_pyomo` carries the names of the mathematics. Solvers take
 the matrix directly; Pyomo is only built when asked for.
 """
+
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -128,7 +128,9 @@ class LinearProgram:
         for b in self.row_blocks:
             rows = A[b.start : b.stop]
             if not expanded:
-                con = MatrixRows(rows, self.row_lower[b.start : b.stop], self.row_upper[b.start : b.stop], columns, doc=b.doc)
+                con = MatrixRows(
+                    rows, self.row_lower[b.start : b.stop], self.row_upper[b.start : b.stop], columns, doc=b.doc
+                )
                 m.add_component(b.name, con)
                 continue
             indptr, indices, data = rows.indptr, rows.indices, rows.data
@@ -147,7 +149,9 @@ class LinearProgram:
             m.add_component(b.name, pyo.Constraint(range(b.size), rule=rule, doc=b.doc))
         nz = np.flatnonzero(self.c)
         obj = LinearExpression(constant=0.0, linear_coefs=self.c[nz].tolist(), linear_vars=columns[nz].tolist())
-        m.objective = pyo.Objective(expr=obj, sense=pyo.maximize if self.maximize else pyo.minimize, doc=self.objective_doc)
+        m.objective = pyo.Objective(
+            expr=obj, sense=pyo.maximize if self.maximize else pyo.minimize, doc=self.objective_doc
+        )
         return m
 
     def pyomo_values(self, model) -> np.ndarray:

@@ -11,6 +11,7 @@ arrays without making any expression at all.
 The rows cannot be edited in place (``set_value`` raises); deactivate a row and add an
 ordinary constraint instead.
 """
+
 from __future__ import annotations
 
 from weakref import ref as weakref_ref
@@ -132,7 +133,9 @@ class MatrixRows(IndexedConstraint):
         upper = np.asarray(upper, dtype=float)
         if lower.shape != (n,) or upper.shape != (n,):
             raise ValueError(f"matrix has {n} rows but {lower.shape[0]} lower and {upper.shape[0]} upper bounds")
-        bad = np.flatnonzero(np.isnan(lower) | np.isnan(upper) | (lower > upper) | (lower == np.inf) | (upper == -np.inf))
+        bad = np.flatnonzero(
+            np.isnan(lower) | np.isnan(upper) | (lower > upper) | (lower == np.inf) | (upper == -np.inf)
+        )
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"row {i} has invalid bounds [{lower[i]}, {upper[i]}] ({bad.size} such rows)")
@@ -200,7 +203,9 @@ def standard_form(model):
 
     from .linear_program import Block, LinearProgram
 
-    families = [c for c in model.component_objects(pyo.Constraint, active=True, descend_into=True) if isinstance(c, MatrixRows)]
+    families = [
+        c for c in model.component_objects(pyo.Constraint, active=True, descend_into=True) if isinstance(c, MatrixRows)
+    ]
 
     # columns: every variable of the matrix families, in their order, then the compiler's extras
     columns: list = []
@@ -228,7 +233,9 @@ def standard_form(model):
     parts, lowers, uppers, row_blocks = [], [], [], []
     start = 0
     for fam in families:
-        A = sp.csr_matrix((fam._values, family_columns[id(fam._columns)][fam._indices], fam._indptr), shape=(len(fam._lower), n))
+        A = sp.csr_matrix(
+            (fam._values, family_columns[id(fam._columns)][fam._indices], fam._indptr), shape=(len(fam._lower), n)
+        )
         lower, upper = fam._lower, fam._upper
         active = np.fromiter((row._active for row in fam._data.values()), dtype=bool, count=len(fam._data))
         if not active.all():

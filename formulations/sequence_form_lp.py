@@ -17,6 +17,7 @@ Columns: ``r`` (p's sequences) then ``v`` (``v_0`` is the root, ``v_{1+i}`` is o
 ``i``-th information set). The duals of the ``best_response`` rows form o's realization
 plan, so one solve gives both players' equilibrium strategies.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -118,8 +119,14 @@ def opponent_realization_plan(lp: LinearProgram, row_duals: np.ndarray) -> np.nd
     return np.clip(np.abs(np.asarray(row_duals)[b.start : b.stop]), 0.0, 1.0)
 
 
-def equilibrium_behaviors(sf: SequenceForm, lp: LinearProgram, x: np.ndarray, row_duals: np.ndarray | None = None,
-                          opponent_lp: LinearProgram | None = None, opponent_x: np.ndarray | None = None) -> list[np.ndarray]:
+def equilibrium_behaviors(
+    sf: SequenceForm,
+    lp: LinearProgram,
+    x: np.ndarray,
+    row_duals: np.ndarray | None = None,
+    opponent_lp: LinearProgram | None = None,
+    opponent_x: np.ndarray | None = None,
+) -> list[np.ndarray]:
     """Both players' behaviour strategies from a solved sequence-form LP.
 
     The LP's player gets the primal realization plan; the opponent gets the duals of the
@@ -140,8 +147,14 @@ def equilibrium_behaviors(sf: SequenceForm, lp: LinearProgram, x: np.ndarray, ro
     return [behavior_from_realization(sf.players[q], plan) for q, plan in enumerate(plans) if plan is not None]
 
 
-def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: SequenceForm, lift: sp.spmatrix,
-                                 abstract_value: float, player: int = 0, tolerance: float = 1e-9) -> LinearProgram:
+def best_abstract_equilibrium_lp(
+    abstract_sf: SequenceForm,
+    original_sf: SequenceForm,
+    lift: sp.spmatrix,
+    abstract_value: float,
+    player: int = 0,
+    tolerance: float = 1e-9,
+) -> LinearProgram:
     """Among ``player``'s equilibrium strategies of an abstract game, the one that
     guarantees most in the original game.
 
@@ -159,15 +172,18 @@ def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: Sequenc
     full_r = full.col_block("r")
     nvf = full.col_block("v").size
     full_br = full.row_block("best_response")
-    A_full = full.A.tocsr()[full_br.start:full_br.stop]
-    lifted = (A_full[:, full_r.start:full_r.stop] @ lift).tocsc()
-    v_part = A_full[:, full_r.stop:]
+    A_full = full.A.tocsr()[full_br.start : full_br.stop]
+    lifted = (A_full[:, full_r.start : full_r.stop] @ lift).tocsc()
+    v_part = A_full[:, full_r.stop :]
     eq = sp.csr_matrix(([1.0], ([0], [nr])), shape=(1, nr + nva))
-    mat = sp.bmat([
-        [base.A, None],
-        [eq, None],
-        [sp.hstack([lifted, sp.csc_matrix((lifted.shape[0], nva))]), v_part],
-    ], format="csc")
+    mat = sp.bmat(
+        [
+            [base.A, None],
+            [eq, None],
+            [sp.hstack([lifted, sp.csc_matrix((lifted.shape[0], nva))]), v_part],
+        ],
+        format="csc",
+    )
     m_base = base.num_rows
     c = np.zeros(nr + nva + nvf)
     c[nr + nva] = 1.0
@@ -188,8 +204,12 @@ def best_abstract_equilibrium_lp(abstract_sf: SequenceForm, original_sf: Sequenc
         row_blocks=[
             *base.row_blocks,
             Block("equilibrium", m_base, m_base + 1, "abstract guarantee >= the abstraction's value"),
-            Block("original_best_response", m_base + 1, m_base + 1 + full_br.size,
-                  "opponent's sequences in the original game against the lifted plan"),
+            Block(
+                "original_best_response",
+                m_base + 1,
+                m_base + 1 + full_br.size,
+                "opponent's sequences in the original game against the lifted plan",
+            ),
         ],
         objective_doc="what the lifted strategy guarantees in the original game",
         meta={"player": player},

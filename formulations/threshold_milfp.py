@@ -1,4 +1,5 @@
-"""The threshold MILFP of Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010), sections 6.1 and 7.1,, built from a game and a model.
+"""The threshold MILFP of Ganzfried and Sandholm, "Computing equilibria by incorporating
+qualitative models" (2010), sections 6.1 and 7.1, built from a game and a model.
 
 Variables per threshold ``k`` (named ``"p.j"``, see :mod:`equilibria.models.parametric`):
 
@@ -31,6 +32,7 @@ The program has no objective (a feasibility problem). ``to_pyomo`` returns the m
 disjunctions; ``solvers.solve_disjunctive`` turns them into big-M or hull constraints, or
 SCIP's native indicator constraints.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,8 +69,9 @@ def _payoff_difference(game: BayesianGame, p: int, q_lo: int, q_hi: int, q_opp: 
     return float(pay[q_opp, q_lo, outcome, 1] - pay[q_opp, q_hi, outcome, 1])
 
 
-def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "any",
-                    min_width: float = 0.0) -> ThresholdProgram:
+def threshold_milfp(
+    game: BayesianGame, model: ParametricModel, select: str = "any", min_width: float = 0.0
+) -> ThresholdProgram:
     """Build the MILFP of ``model`` for ``game`` (see the module docstring).
 
     ``select`` picks among conforming equilibria when there are several (G_n's player 1
@@ -138,13 +141,15 @@ def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "a
 
     if finite:
         m.SIGNALS0 = pyo.RangeSet(0, J)
-        m.C = pyo.Var(m.THRESHOLDS, m.SIGNALS0, bounds=(0.0, 1.0),
-                      doc="owner's CDF mass below min(threshold, end of signal s)")
+        m.C = pyo.Var(
+            m.THRESHOLDS, m.SIGNALS0, bounds=(0.0, 1.0), doc="owner's CDF mass below min(threshold, end of signal s)"
+        )
         pmf = [np.diff(Fc[p]) for p in (0, 1)]
         m.mass_start = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, 0] == 0)
         m.mass_end = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, J] == cdf_var[owner[k][0]][k])
         m.mass_step = pyo.Constraint(
-            m.THRESHOLDS, m.PIECES,
+            m.THRESHOLDS,
+            m.PIECES,
             rule=lambda m, k, s: pyo.inequality(0.0, m.C[k, s] - m.C[k, s - 1], float(pmf[owner[k][0]][s - 1])),
         )
         tie_weight = 0.0 if game.deal == "without_replacement" else 1.0
@@ -183,6 +188,7 @@ def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "a
             return expr
 
     else:
+
         def D_continuous(k):
             p, _ = owner[k]
             o = 1 - p
@@ -233,6 +239,7 @@ def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "a
     m.piece = Disjunct(m.THRESHOLDS, m.PIECES, rule=piece_rule)
 
     if finite:
+
         def boundary_rule(d, k, b):
             p = owner[k][0]
             d.at_boundary = pyo.Constraint(expr=m.t[k] == float(c[b]))
@@ -288,20 +295,25 @@ def threshold_milfp(game: BayesianGame, model: ParametricModel, select: str = "a
     )
     if finite:
         m.mass_full = pyo.Constraint(
-            m.THRESHOLDS, m.PIECES,
+            m.THRESHOLDS,
+            m.PIECES,
             rule=lambda m, k, s: m.C[k, s] >= float(Fc[owner[k][0]][s]) * beyond(k, s),
         )
         m.mass_empty = pyo.Constraint(
-            m.THRESHOLDS, m.PIECES,
-            rule=lambda m, k, s: m.C[k, s] - m.C[k, s - 1]
-            <= float(pmf[owner[k][0]][s - 1]) * (beyond(k, s - 1) - (e(k, s - 1) if finite else 0)),
+            m.THRESHOLDS,
+            m.PIECES,
+            rule=lambda m, k, s: (
+                m.C[k, s] - m.C[k, s - 1]
+                <= float(pmf[owner[k][0]][s - 1]) * (beyond(k, s - 1) - (e(k, s - 1) if finite else 0))
+            ),
         )
 
     if select == "any":
         m.feasibility = pyo.Objective(expr=0.0)
     elif select in ("lowest", "highest"):
-        m.selection = pyo.Objective(expr=sum(m.t[k] for k in names),
-                                    sense=pyo.minimize if select == "lowest" else pyo.maximize)
+        m.selection = pyo.Objective(
+            expr=sum(m.t[k] for k in names), sense=pyo.minimize if select == "lowest" else pyo.maximize
+        )
     else:
         raise ModelError(f"select must be any, lowest or highest, not '{select}'")
     return ThresholdProgram(model=m, game=game, parametric=model, thresholds=names, plan_indices=plans)

@@ -3,6 +3,7 @@
 
 Registered names: :func:`catalog` (``equilibria games`` on the command line).
 """
+
 from __future__ import annotations
 
 from .liars_dice import liars_dice
@@ -17,5 +18,17 @@ from .registry import (
     load,
 )
 
-__all__ = ["GameDescription", "ViewUnavailable", "bundled_files", "catalog", "describe", "known_names", "load",
-           "kuhn", "generalized_kuhn", "leduc", "liars_dice", "rhode_island"]
+__all__ = [
+    "GameDescription",
+    "ViewUnavailable",
+    "bundled_files",
+    "catalog",
+    "describe",
+    "known_names",
+    "load",
+    "kuhn",
+    "generalized_kuhn",
+    "leduc",
+    "liars_dice",
+    "rhode_island",
+]

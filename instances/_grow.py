@@ -7,10 +7,11 @@ per possible move), the children's states, chance probabilities, information-set
 terminal payoffs. :func:`grow` applies it level after level and hands the arrays to
 :meth:`ExtensiveGame.from_arrays`. No Python object is created per node.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -89,9 +90,7 @@ def grow(
             label_texts.extend(ex.infoset_labels(reps))
             moves = np.asarray(ex.moves)[reps]
             rr, cc = np.nonzero(moves)
-            label_actions.append(
-                (keys[-1][reps[rr]], np.asarray(ex.action_labels(reps[rr], cc), dtype=object))
-            )
+            label_actions.append((keys[-1][reps[rr]], np.asarray(ex.action_labels(reps[rr], cc), dtype=object)))
         moves = np.asarray(ex.moves) & ~term[:, None]
         rows, cols = np.nonzero(moves)
         if rows.shape[0] == 0:

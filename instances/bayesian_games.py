@@ -6,8 +6,8 @@ as the extensive-form ``generalized_kuhn:cards=10``), ``load_bayesian("river_end
 Every continuous game takes ``cards=n`` for its version with n equally likely signals,
 dealt from one deck (``deal=independent`` for independent draws instead).
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 from ..models.bayesian import BayesianGame, SignalDistribution
 from ..models.errors import GameError, UnknownInstanceError
@@ -40,8 +40,11 @@ def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacemen
         raise GameError("one_street needs a positive pot")
     s = _signals(cards)
     return BayesianGame(
-        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''})", one_street_betting(pot), (s, s),
-        winner="lower", deal=deal if cards else "independent",
+        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''})",
+        one_street_betting(pot),
+        (s, s),
+        winner="lower",
+        deal=deal if cards else "independent",
         parameters={"kind": "one_street", "pot": pot, "cards": cards},
     )
 
@@ -52,7 +55,11 @@ def kuhn_continuous(cards: int = 0, deal: str = "without_replacement") -> Bayesi
     s = _signals(cards)
     name = f"G_{cards}" if cards else "G_infinity"
     return BayesianGame(
-        name, kuhn_betting(), (s, s), winner="higher", deal=deal if cards else "independent",
+        name,
+        kuhn_betting(),
+        (s, s),
+        winner="higher",
+        deal=deal if cards else "independent",
         parameters={"kind": "kuhn", "cards": cards},
     )
 
@@ -74,8 +81,13 @@ def kuhn_signals() -> BayesianGame:
 RIVER_DEFAULT_CDF = ("0:0/0.5:0.35/1:1", "0:0/0.3:0.2/0.7:0.8/1:1")
 
 
-def river_endgame(pot: float = 4.0, cdf1: str = RIVER_DEFAULT_CDF[0], cdf2: str = RIVER_DEFAULT_CDF[1],
-                  cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
+def river_endgame(
+    pot: float = 4.0,
+    cdf1: str = RIVER_DEFAULT_CDF[0],
+    cdf2: str = RIVER_DEFAULT_CDF[1],
+    cards: int = 0,
+    deal: str = "without_replacement",
+) -> BayesianGame:
     """Seed 001 section 8.2: a river endgame with pot ``pot`` and bets of 1; player 1 checks
     or bets; after a check player 2 checks or bets and player 1 calls or folds; after a bet
     player 2 folds, calls or raises 1 and player 1 calls or folds a raise. Signals on
@@ -88,12 +100,13 @@ def river_endgame(pot: float = 4.0, cdf1: str = RIVER_DEFAULT_CDF[0], cdf2: str 
     else:
         s1, s2 = _parse_cdf(cdf1), _parse_cdf(cdf2)
     return BayesianGame(
-        f"river_endgame(pot={pot:g})", river_betting(pot), (s1, s2), winner="higher",
+        f"river_endgame(pot={pot:g})",
+        river_betting(pot),
+        (s1, s2),
+        winner="higher",
         deal=deal if cards else "independent",
         parameters={"kind": "river", "pot": pot, "cards": cards},
     )
-
-
 
 
 def load_bayesian(spec: str):
@@ -153,8 +166,16 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
         "standard": ParametricModel(
             "standard",
             (_R1, [_R2_BLUFF, _R2_FOLD] + _R2_REST),
-            order=[("2.1", "1.1"), ("1.1", "2.2"), ("2.2", "1.2"), ("1.2", "2.3"), ("2.3", "2.4"),
-                   ("2.4", "1.3"), ("1.3", "1.4"), ("1.4", "2.5")],
+            order=[
+                ("2.1", "1.1"),
+                ("1.1", "2.2"),
+                ("2.2", "1.2"),
+                ("1.2", "2.3"),
+                ("2.3", "2.4"),
+                ("2.4", "1.3"),
+                ("1.3", "1.4"),
+                ("1.4", "2.5"),
+            ],
             game="river_endgame",
             description="player 1 bluffs (folding to a raise), check-folds, check-calls, bets and "
             "folds to a raise, bets and calls; player 2 bluff-raises and bluff-bets with the "
@@ -163,8 +184,16 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
         "bluff_raise_middle": ParametricModel(
             "bluff_raise_middle",
             (_R1, [_R2_FOLD, _R2_REST[0], {"check": "check", "bet": "raise"}] + _R2_REST[1:]),
-            order=[("1.1", "2.1"), ("2.1", "1.2"), ("1.2", "2.2"), ("2.2", "2.3"), ("2.3", "2.4"),
-                   ("2.4", "1.3"), ("1.3", "1.4"), ("1.4", "2.5")],
+            order=[
+                ("1.1", "2.1"),
+                ("2.1", "1.2"),
+                ("1.2", "2.2"),
+                ("2.2", "2.3"),
+                ("2.3", "2.4"),
+                ("2.4", "1.3"),
+                ("1.3", "1.4"),
+                ("1.4", "2.5"),
+            ],
             game="river_endgame",
             description="as 'standard', but player 2's bluff-raises come from the check-fold "
             "range instead of the weakest signals",
@@ -189,10 +218,16 @@ def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> Pa
     if str(name).endswith(".json"):
         return ParametricModel.from_json(name)
     raise ModelError(
-        f"'{game.name}' has no model '{name}'; shipped: {', '.join(models) or '(none)'}; "
-        "or give a .json file"
+        f"'{game.name}' has no model '{name}'; shipped: {', '.join(models) or '(none)'}; or give a .json file"
     )
 
 
-__all__ = ["load_bayesian", "standard_models", "resolve_model", "one_street",
-           "kuhn_continuous", "river_endgame", "UnknownInstanceError"]
+__all__ = [
+    "load_bayesian",
+    "standard_models",
+    "resolve_model",
+    "one_street",
+    "kuhn_continuous",
+    "river_endgame",
+    "UnknownInstanceError",
+]

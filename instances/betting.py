@@ -6,6 +6,7 @@ signals abstract; the others are the public trees of the signal games of
 :mod:`equilibria.instances.bayesian_games` (Ganzfried and Sandholm, "Computing
 equilibria by incorporating qualitative models", 2010).
 """
+
 from __future__ import annotations
 
 from ..models.betting import BettingTree

@@ -5,6 +5,7 @@ Each evaluator takes the private cards (shape (k,)) and the board cards (shape (
 numbered ``rank * suits + suit`` with rank 0 the lowest. Rows with undealt cards get an
 arbitrary strength (they are never compared).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -54,7 +55,7 @@ def three_card(ranks: int, suits: int):
         r = np.sort(cards // suits, axis=1)[:, ::-1]  # descending ranks
         s = cards % suits
         flush = (s[:, 0] == s[:, 1]) & (s[:, 1] == s[:, 2])
-        trips = (r[:, 0] == r[:, 2])
+        trips = r[:, 0] == r[:, 2]
         pair = ~trips & ((r[:, 0] == r[:, 1]) | (r[:, 1] == r[:, 2]))
         run = (r[:, 0] - r[:, 1] == 1) & (r[:, 1] - r[:, 2] == 1)
         low_ace = wheel & (r[:, 0] == 12) & (r[:, 1] == 1) & (r[:, 2] == 0)
@@ -62,7 +63,8 @@ def three_card(ranks: int, suits: int):
         top = np.where(low_ace, 1, r[:, 0])  # A-2-3 ranks by its 3
         category = np.select(
             [straight & flush, trips, straight, flush, pair],
-            [STRAIGHT_FLUSH, TRIPS, STRAIGHT, FLUSH, PAIR], HIGH,
+            [STRAIGHT_FLUSH, TRIPS, STRAIGHT, FLUSH, PAIR],
+            HIGH,
         )
         pair_rank = np.where(r[:, 0] == r[:, 1], r[:, 0], r[:, 1])
         kicker = np.where(r[:, 0] == r[:, 1], r[:, 2], r[:, 0])
@@ -73,7 +75,7 @@ def three_card(ranks: int, suits: int):
             [top * base * base, r[:, 0] * base * base, top * base * base, (pair_rank * base + kicker) * base],
             high_key,
         )
-        return category.astype(np.int64) * base ** 3 + key
+        return category.astype(np.int64) * base**3 + key
 
     return strength
 

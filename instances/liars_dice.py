@@ -6,6 +6,7 @@ bidding, a player may call "Liar" on the last bid. The highest face is wild. If 
 holds (at least ``quantity`` dice show ``face`` or the wild face), the caller loses 1 and
 the bidder wins 1; otherwise the bidder loses.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -6,6 +6,7 @@ arrays only. Players see card identities (rank and suit), so suits are part of t
 information sets; GameShrink (Gilpin and Sandholm, "Lossless abstraction of imperfect
 information games", J. ACM 2007) is what merges them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,7 +22,7 @@ from .hands import pair_or_high_card, three_card
 def rank_names(ranks: int) -> list[str]:
     """Names of ``ranks`` card ranks, lowest first: ``2..A`` for up to 13, else ``1..n``."""
     if ranks <= 12:
-        return list("23456789TJQK"[12 - ranks:])
+        return list("23456789TJQK"[12 - ranks :])
     if ranks == 13:
         return list("23456789TJQKA")
     return [str(i + 1) for i in range(ranks)]
@@ -158,7 +159,12 @@ def generalized_kuhn(cards: int = 3) -> ExtensiveGame:
     if cards < 2:
         raise GameError("generalized_kuhn needs at least 2 cards")
     return poker_game(
-        cards, 1, 1.0, (1.0,), (1,), title=f"Generalized Kuhn poker G_{cards}",
+        cards,
+        1,
+        1.0,
+        (1.0,),
+        (1,),
+        title=f"Generalized Kuhn poker G_{cards}",
         card_names=[str(i + 1) for i in range(cards)],
     )
 
@@ -169,13 +175,16 @@ def rhode_island(ranks: int = 13, suits: int = 4) -> ExtensiveGame:
     and the third; the best 3-card hand wins. ``ranks``/``suits`` shrink the deck (the
     full game's tree has about 3 billion nodes: use the ordered-game form instead)."""
     return poker_game(
-        ranks, suits, 5.0, (10.0, 20.0, 20.0), (3, 3, 3),
-        title=f"Rhode Island hold'em ({ranks} ranks, {suits} suits)", strength=three_card(ranks, suits),
+        ranks,
+        suits,
+        5.0,
+        (10.0, 20.0, 20.0),
+        (3, 3, 3),
+        title=f"Rhode Island hold'em ({ranks} ranks, {suits} suits)",
+        strength=three_card(ranks, suits),
     )
 
 
 def leduc(ranks: int = 3, suits: int = 2) -> ExtensiveGame:
     """Leduc hold'em: ante 1, raises 2 then 4, at most 2 raises per round, one board card."""
-    return poker_game(
-        ranks, suits, 1.0, (2.0, 4.0), (2, 2), title=f"Leduc hold'em ({ranks} ranks, {suits} suits)"
-    )
+    return poker_game(ranks, suits, 1.0, (2.0, 4.0), (2, 2), title=f"Leduc hold'em ({ranks} ranks, {suits} suits)")

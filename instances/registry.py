@@ -14,15 +14,17 @@ the requested representation (once) or raises :class:`ViewUnavailable` naming th
 the views it has. Names, parameters (typed, with defaults) and views are listed by
 :func:`catalog` (``equilibria games`` on the command line).
 """
+
 from __future__ import annotations
 
 import inspect
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..models.errors import EquilibriaError, UnknownInstanceError
 
@@ -164,22 +166,34 @@ def _entries() -> dict[str, GameEntry]:
     from .poker import generalized_kuhn, kuhn, leduc, rhode_island
 
     entries = [
-        GameEntry("kuhn", "Kuhn poker: cards J < Q < K, ante 1, one bet of 1",
-                  {"extensive": kuhn, "ordered": og.kuhn, "signal": bg.kuhn_signals}),
-        GameEntry("generalized_kuhn", "Kuhn poker with cards 1..n (G_n)",
-                  {"extensive": generalized_kuhn, "ordered": og.generalized_kuhn,
-                   "signal": bg.generalized_kuhn_signals}),
-        GameEntry("leduc", "Leduc hold'em: ante 1, raises 2 then 4, one board card",
-                  {"extensive": leduc, "ordered": og.leduc}),
-        GameEntry("rhode_island", "Rhode Island hold'em: ante 5, three rounds, two board cards",
-                  {"extensive": rhode_island, "ordered": og.rhode_island}),
+        GameEntry(
+            "kuhn",
+            "Kuhn poker: cards J < Q < K, ante 1, one bet of 1",
+            {"extensive": kuhn, "ordered": og.kuhn, "signal": bg.kuhn_signals},
+        ),
+        GameEntry(
+            "generalized_kuhn",
+            "Kuhn poker with cards 1..n (G_n)",
+            {"extensive": generalized_kuhn, "ordered": og.generalized_kuhn, "signal": bg.generalized_kuhn_signals},
+        ),
+        GameEntry(
+            "leduc", "Leduc hold'em: ante 1, raises 2 then 4, one board card", {"extensive": leduc, "ordered": og.leduc}
+        ),
+        GameEntry(
+            "rhode_island",
+            "Rhode Island hold'em: ante 5, three rounds, two board cards",
+            {"extensive": rhode_island, "ordered": og.rhode_island},
+        ),
         GameEntry("liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}),
-        GameEntry("one_street", "one betting street, lower signal wins (threshold programs)",
-                  {"signal": bg.one_street}),
-        GameEntry("kuhn_continuous", "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity)",
-                  {"signal": bg.kuhn_continuous}),
-        GameEntry("river_endgame", "a river endgame with piecewise-linear signal CDFs",
-                  {"signal": bg.river_endgame}),
+        GameEntry(
+            "one_street", "one betting street, lower signal wins (threshold programs)", {"signal": bg.one_street}
+        ),
+        GameEntry(
+            "kuhn_continuous",
+            "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity)",
+            {"signal": bg.kuhn_continuous},
+        ),
+        GameEntry("river_endgame", "a river endgame with piecewise-linear signal CDFs", {"signal": bg.river_endgame}),
     ]
     return {e.name: e for e in entries}
 
@@ -213,9 +227,7 @@ def parse_params(name: str, text: str, parameters: dict[str, Parameter]) -> dict
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq or key not in parameters:
-            raise UnknownInstanceError(
-                f"'{name}' takes parameters {', '.join(parameters) or '(none)'}; got '{item}'"
-            )
+            raise UnknownInstanceError(f"'{name}' takes parameters {', '.join(parameters) or '(none)'}; got '{item}'")
         kwargs[key] = parameters[key].parse(name, value)
     return kwargs
 
@@ -256,7 +268,9 @@ def describe(spec: Any) -> GameDescription:
         from ..models.gambit_io import from_pygambit
 
         game = from_pygambit(spec)
-        return GameDescription(game.title or "gambit game", game.title or "gambit game", {}, {"extensive": lambda: game})
+        return GameDescription(
+            game.title or "gambit game", game.title or "gambit game", {}, {"extensive": lambda: game}
+        )
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -324,19 +338,42 @@ def catalog() -> list[dict]:
         views = list(e.views)
         if "extensive" not in views and "signal" in views:
             views.insert(0, "extensive (cards=N)")
-        rows.append({
-            "name": e.name,
-            "summary": e.summary,
-            "parameters": {n: p.default for n, p in e.parameters.items()},
-            "views": views,
-            "routes": [r for r, v in route_views.items() if v in e.views or (v == "extensive" and "signal" in e.views)],
-        })
+        rows.append(
+            {
+                "name": e.name,
+                "summary": e.summary,
+                "parameters": {n: p.default for n, p in e.parameters.items()},
+                "views": views,
+                "routes": [
+                    r for r, v in route_views.items() if v in e.views or (v == "extensive" and "signal" in e.views)
+                ],
+            }
+        )
     for stem in sorted(bundled_files()):
         if stem not in entries():
-            rows.append({"name": stem, "summary": f"bundled file {stem}.efg", "parameters": {},
-                         "views": ["extensive"], "routes": ["lp"]})
+            rows.append(
+                {
+                    "name": stem,
+                    "summary": f"bundled file {stem}.efg",
+                    "parameters": {},
+                    "views": ["extensive"],
+                    "routes": ["lp"],
+                }
+            )
     return rows
 
 
-__all__ = ["VIEWS", "GameDescription", "GameEntry", "Parameter", "ViewUnavailable", "bundled_files", "catalog",
-           "describe", "entries", "known_names", "load", "parse_params"]
+__all__ = [
+    "VIEWS",
+    "GameDescription",
+    "GameEntry",
+    "Parameter",
+    "ViewUnavailable",
+    "bundled_files",
+    "catalog",
+    "describe",
+    "entries",
+    "known_names",
+    "load",
+    "parse_params",
+]

@@ -2,6 +2,8 @@
 
 This layer never imports Pyomo or a solver.
 """
+
+from .efg import CHANCE, TERMINAL, ExtensiveGame, GameBuilder
 from .errors import (
     EquilibriaError,
     FileFormatError,
@@ -9,7 +11,6 @@ from .errors import (
     SolverError,
     UnknownInstanceError,
 )
-from .efg import CHANCE, TERMINAL, ExtensiveGame, GameBuilder
 
 __all__ = [
     "CHANCE",

@@ -11,6 +11,7 @@ by giving every signal its bucket's strategy (:meth:`Abstraction.lift`).
 GameShrink (Gilpin and Sandholm, "Lossless abstraction of imperfect information games",
 J. ACM 2007) is the lossless counterpart for games with ordered signals.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -81,26 +82,34 @@ def uniform_buckets(game: FiniteSignalGame, buckets: int, odds: str = "exact") -
         for b, part in enumerate(parts):
             m[part] = b
         maps.append(m)
-        names.append(tuple(
-            f"{game.names[p][part[0]]}-{game.names[p][part[-1]]}" if len(part) > 1 else game.names[p][part[0]]
-            for part in parts
-        ))
+        names.append(
+            tuple(
+                f"{game.names[p][part[0]]}-{game.names[p][part[-1]]}" if len(part) > 1 else game.names[p][part[0]]
+                for part in parts
+            )
+        )
     if odds == "ordered":
         if not game.ordered:
             raise GameError("odds='ordered' needs a game whose showdown is decided by signal order")
         pmf = tuple(np.bincount(maps[p], weights=game.pmf[p], minlength=buckets) for p in (0, 1))
         if game.deal == "without_replacement":
             pmf = (np.full(buckets, 1.0 / buckets),) * 2
-        abstract = FiniteSignalGame(game.tree, pmf=pmf, winner=game.winner, deal=game.deal,
-                                    names=tuple(names), title=f"{game.title} as {buckets} ordered buckets")
+        abstract = FiniteSignalGame(
+            game.tree,
+            pmf=pmf,
+            winner=game.winner,
+            deal=game.deal,
+            names=tuple(names),
+            title=f"{game.title} as {buckets} ordered buckets",
+        )
         return Abstraction(abstract, game, (maps[0], maps[1]))
     if odds != "exact":
         raise GameError(f"odds must be 'exact' or 'ordered', not '{odds}'")
-    onehot = [sp.csr_matrix((np.ones(n), (np.arange(n), maps[p])), shape=(n, buckets))
-              for p, n in enumerate((n1, n2))]
+    onehot = [sp.csr_matrix((np.ones(n), (np.arange(n), maps[p])), shape=(n, buckets)) for p, n in enumerate((n1, n2))]
     masses = tuple(np.asarray(onehot[0].T @ m @ onehot[1]) for m in game.dense_masses())
-    abstract = FiniteSignalGame(game.tree, masses=masses, names=tuple(names),
-                                title=f"{game.title} in {buckets} buckets")
+    abstract = FiniteSignalGame(
+        game.tree, masses=masses, names=tuple(names), title=f"{game.title} in {buckets} buckets"
+    )
     return Abstraction(abstract, game, (maps[0], maps[1]))
 
 

@@ -22,6 +22,7 @@ strategies are converted and abstractions are lifted.
 
 The betting trees of the named games are in :mod:`equilibria.instances.betting`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ import numpy as np
 from .betting import P1_WINS, P2_WINS, TIE, BettingTree
 from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
 from .errors import GameError
+
 
 # ----------------------------------------------------------------------------- signals
 @dataclass(frozen=True)
@@ -57,12 +59,12 @@ class SignalDistribution:
             raise GameError(f"CDF values must rise from 0 to 1: {list(c)}")
 
     @classmethod
-    def uniform(cls, lo: float = 0.0, hi: float = 1.0) -> "SignalDistribution":
+    def uniform(cls, lo: float = 0.0, hi: float = 1.0) -> SignalDistribution:
         """Uniform on ``[lo, hi]``."""
         return cls((lo, hi), (0.0, 1.0))
 
     @classmethod
-    def discrete(cls, pmf, names=None) -> "SignalDistribution":
+    def discrete(cls, pmf, names=None) -> SignalDistribution:
         """Finite signals ``1..n`` (weakest to strongest in the order given) with probabilities ``pmf``."""
         pmf = np.asarray(pmf, dtype=float)
         if np.any(pmf < 0) or abs(pmf.sum() - 1) > 1e-9:
@@ -144,7 +146,7 @@ class BayesianGame:
         winner = (1 - p) if opp_wins else p
         return P1_WINS if winner == 0 else P2_WINS
 
-    def finite_game(self) -> "FiniteSignalGame":
+    def finite_game(self) -> FiniteSignalGame:
         """The game itself as a :class:`FiniteSignalGame` (finite signals only)."""
         if not self.finite:
             raise GameError(f"'{self.name}' has continuous signals; use discretize(cells)")
@@ -157,19 +159,27 @@ class BayesianGame:
             title=self.name,
         )
 
-    def with_finite_signals(self, cells: int) -> "BayesianGame":
+    def with_finite_signals(self, cells: int) -> BayesianGame:
         """This game with each player's signal replaced by the cell of ``cells`` equal-width
         cells it falls in (independent; signals in one cell tie)."""
         if self.finite:
             return self
         lo, hi = self.breakpoints[0], self.breakpoints[-1]
         edges = np.linspace(lo, hi, cells + 1)
-        sig = tuple(SignalDistribution.discrete(np.clip(np.diff(s(edges)), 0, None) / (s.cdf[-1] - s.cdf[0]))
-                    for s in self.signals)
-        return BayesianGame(f"{self.name} on {cells} cells", self.tree, sig, winner=self.winner,
-                            deal="independent", parameters=dict(self.parameters, cells=cells))
+        sig = tuple(
+            SignalDistribution.discrete(np.clip(np.diff(s(edges)), 0, None) / (s.cdf[-1] - s.cdf[0]))
+            for s in self.signals
+        )
+        return BayesianGame(
+            f"{self.name} on {cells} cells",
+            self.tree,
+            sig,
+            winner=self.winner,
+            deal="independent",
+            parameters=dict(self.parameters, cells=cells),
+        )
 
-    def discretize(self, cells: int) -> "FiniteSignalGame":
+    def discretize(self, cells: int) -> FiniteSignalGame:
         """The continuous game on ``cells`` equal-width cells of the signal interval.
 
         Signals are independent; two signals in one cell tie (split the pot). The finite
@@ -181,8 +191,13 @@ class BayesianGame:
         edges = np.linspace(lo, hi, cells + 1)
         pmf = tuple(np.diff(s(edges)) for s in self.signals)
         return FiniteSignalGame(
-            self.tree, pmf=pmf, winner=self.winner, deal="independent",
-            names=None, title=f"{self.name} on {cells} cells", cell_edges=edges,
+            self.tree,
+            pmf=pmf,
+            winner=self.winner,
+            deal="independent",
+            names=None,
+            title=f"{self.name} on {cells} cells",
+            cell_edges=edges,
         )
 
 
@@ -195,10 +210,22 @@ class FiniteSignalGame:
     strategy evaluation costs O(n x plans^2); abstractions hold them densely.
     """
 
-    def __init__(self, tree: BettingTree, *, pmf=None, winner="higher", deal="independent",
-                 masses=None, names=None, title="", cell_edges=None):
+    def __init__(
+        self,
+        tree: BettingTree,
+        *,
+        pmf=None,
+        winner="higher",
+        deal="independent",
+        masses=None,
+        names=None,
+        title="",
+        cell_edges=None,
+    ):
         if CHANCE in tree.player:
-            raise GameError("a signal game's betting tree deals no cards (each player's signal is dealt once, before it)")
+            raise GameError(
+                "a signal game's betting tree deals no cards (each player's signal is dealt once, before it)"
+            )
         self.tree = tree
         self.title = title
         self.cell_edges = cell_edges
@@ -281,9 +308,7 @@ class FiniteSignalGame:
 
     def payoffs(self, sigmas) -> np.ndarray:
         """Both players' expected payoffs of a profile of plan strategies."""
-        return np.array([
-            float(np.sum(self.plan_values(p, sigmas[1 - p]) * sigmas[p])) for p in (0, 1)
-        ])
+        return np.array([float(np.sum(self.plan_values(p, sigmas[1 - p]) * sigmas[p])) for p in (0, 1)])
 
     def best_response_values(self, sigmas) -> np.ndarray:
         """Each player's best-response value against the other's strategy (exact: a best
@@ -296,8 +321,7 @@ class FiniteSignalGame:
         pay = self.payoffs(sigmas)
         br = self.best_response_values(sigmas)
         nash_conv = float((br - pay).sum())
-        return {"exploitability": nash_conv / 2.0, "nash_conv": nash_conv,
-                "payoffs": pay, "best_response_values": br}
+        return {"exploitability": nash_conv / 2.0, "nash_conv": nash_conv, "payoffs": pay, "best_response_values": br}
 
     # ------------------------------------------------------------------ extensive form
     def to_extensive(self) -> ExtensiveGame:
@@ -364,7 +388,7 @@ class FiniteSignalGame:
         node_of = np.asarray(dec_nodes, dtype=np.int64)[rest % len(dec_nodes)]
         infoset_key = ((rest // len(dec_nodes)) * m + node_of) * 2 + owner
         starts = np.concatenate([[0], np.cumsum(num_actions)])
-        kept_actions = [alabels[starts[k]:starts[k + 1]] for k in used]
+        kept_actions = [alabels[starts[k] : starts[k + 1]] for k in used]
         # payoffs: expected over the showdown lottery of each deal
         pay = np.zeros((1 + deals * m, 2))
         leaves = np.flatnonzero(is_leaf)
@@ -375,12 +399,14 @@ class FiniteSignalGame:
             rows = 1 + np.arange(deals) * m + v
             pay[rows] = w @ tp[v]
         chance_labels = np.full(1 + deals * m, "", dtype=object)
-        chance_labels[1 + np.arange(deals) * m] = [
-            f"{self.names[0][a]},{self.names[1][b]}" for a, b in zip(d1, d2)
-        ]
+        chance_labels[1 + np.arange(deals) * m] = [f"{self.names[0][a]},{self.names[1][b]}" for a, b in zip(d1, d2)]
         return ExtensiveGame.from_arrays(
-            parent=parent, player=player, infoset=infoset, action=action,
-            chance_prob=chance_prob, payoffs=pay,
+            parent=parent,
+            player=player,
+            infoset=infoset,
+            action=action,
+            chance_prob=chance_prob,
+            payoffs=pay,
             infoset_player=np.array(iplayer)[used].astype(np.int32),
             infoset_num_actions=np.array(num_actions)[used].astype(np.int32),
             infoset_labels=np.array(labels, dtype=str)[used],
@@ -390,7 +416,7 @@ class FiniteSignalGame:
             title=self.title,
         )
 
-    def lift_map(self, game: ExtensiveGame) -> "SignalLiftMap":
+    def lift_map(self, game: ExtensiveGame) -> SignalLiftMap:
         """The integer map of ``game`` (this game's :meth:`to_extensive`): per information
         set its player, own signal and betting node. GameError when ``game`` is not such a
         game (no keys, or keys that name no signal and decision of this game)."""
@@ -445,7 +471,7 @@ class SignalLiftMap:
     node: np.ndarray
 
 
-def plans_from_behavior(game: "FiniteSignalGame", efg: ExtensiveGame, sf, behaviors) -> list[np.ndarray]:
+def plans_from_behavior(game: FiniteSignalGame, efg: ExtensiveGame, sf, behaviors) -> list[np.ndarray]:
     """Plan strategies (signals, plans) of behaviour strategies of ``efg`` (the game's
     :meth:`FiniteSignalGame.to_extensive`): a plan's probability is the product of its
     actions' probabilities (Kuhn's theorem). Signals never dealt get uniform behaviour.
@@ -467,7 +493,8 @@ def plans_from_behavior(game: "FiniteSignalGame", efg: ExtensiveGame, sf, behavi
         rows = np.repeat(np.arange(g.shape[0]), na)
         action = segment_ranges(np.zeros_like(na), na)
         prob[lift.signal[g][rows], lift.node[g][rows], action] = np.asarray(behaviors[p])[
-            segment_ranges(ps.infoset_first_sequence, na)]
+            segment_ranges(ps.infoset_first_sequence, na)
+        ]
         plan_act = tree.plan_actions(p)
         pick = np.where(plan_act < 0, width, plan_act)  # (plans, nodes)
         out.append(prob[:, np.arange(m)[None, :], pick].prod(axis=2))
@@ -500,6 +527,10 @@ def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, regi
 
 
 __all__ = [
-    "SignalDistribution", "BayesianGame", "FiniteSignalGame", "SignalLiftMap", "plans_from_thresholds",
+    "SignalDistribution",
+    "BayesianGame",
+    "FiniteSignalGame",
+    "SignalLiftMap",
+    "plans_from_thresholds",
     "plans_from_behavior",
 ]

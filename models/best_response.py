@@ -6,6 +6,7 @@ sequence is the chance- and opponent-weighted payoff of the terminals it ends at
 best values of the information sets it leads to. The work is one ``bincount`` over
 terminals and one vectorised step per own depth level.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

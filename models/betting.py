@@ -26,6 +26,7 @@ gives each information set of a poker game (betting node, own card, public cards
 strategies of an abstract game are lifted to the full game through these integers,
 never through the printed information-set labels.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ class BettingTree:
         self.contrib[node] = (c1, c2)
         self.folder[node] = int(folder)
 
-    def finish(self) -> "BettingTree":
+    def finish(self) -> BettingTree:
         """Check that every node is defined and every decision has actions; returns self."""
         for v in range(len(self.parent)):
             if self.player[v] == _OPEN:
@@ -292,9 +293,7 @@ class BettingTree:
                 v = self.history.index(hist)
             except ValueError:
                 known = [self.history[v] or "(root)" for v in self.decision_nodes(p)]
-                raise GameError(
-                    f"no betting node '{hist}'; player {p + 1} acts at {', '.join(known)}"
-                ) from None
+                raise GameError(f"no betting node '{hist}'; player {p + 1} acts at {', '.join(known)}") from None
             if self.player[v] != p:
                 raise GameError(f"player {p + 1} does not act at betting node '{hist or '(root)'}'")
             labels = self.action_labels(v)

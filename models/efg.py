@@ -23,11 +23,12 @@ hand).
 No Python object is created per node; validation and derived quantities are vectorised
 over depth levels.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -61,9 +62,7 @@ def segment_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if total == 0:
         return np.zeros(0, dtype=np.int64)
     offsets = np.cumsum(counts) - counts
-    return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, counts) + np.arange(
-        total, dtype=np.int64
-    )
+    return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, counts) + np.arange(total, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -130,14 +129,10 @@ class ExtensiveGame:
         self.action = np.asarray(action, dtype=np.int32)
         self.chance_prob = np.asarray(chance_prob, dtype=np.float64)
         self.outcome = np.asarray(outcome, dtype=np.int32)
-        self.outcome_payoffs = np.asarray(outcome_payoffs, dtype=np.float64).reshape(
-            -1, len(player_names)
-        )
+        self.outcome_payoffs = np.asarray(outcome_payoffs, dtype=np.float64).reshape(-1, len(player_names))
         self.infoset_player = np.asarray(infoset_player, dtype=np.int32)
         self.infoset_num_actions = np.asarray(infoset_num_actions, dtype=np.int32)
-        self.infoset_action_start = np.concatenate(
-            [[0], np.cumsum(self.infoset_num_actions, dtype=np.int64)]
-        )[:-1]
+        self.infoset_action_start = np.concatenate([[0], np.cumsum(self.infoset_num_actions, dtype=np.int64)])[:-1]
         self.player_names = list(player_names)
         self.title = title
         self.infoset_labels = infoset_labels
@@ -185,7 +180,7 @@ class ExtensiveGame:
         infoset_key=None,
         title: str = "",
         validate: bool = True,
-    ) -> "ExtensiveGame":
+    ) -> ExtensiveGame:
         """Build a game from node arrays in any order (parents need not precede children).
 
         Either ``payoffs`` (shape ``(num_nodes, num_players)``, read at terminals only) or
@@ -336,12 +331,9 @@ class ExtensiveGame:
     def counts(self) -> GameCounts:
         """Numbers of nodes by kind and information sets / sequences per player."""
         kinds = self.player
-        infosets = tuple(
-            int(np.count_nonzero(self.infoset_player == p)) for p in range(self.num_players)
-        )
+        infosets = tuple(int(np.count_nonzero(self.infoset_player == p)) for p in range(self.num_players))
         sequences = tuple(
-            1 + int(self.infoset_num_actions[self.infoset_player == p].sum())
-            for p in range(self.num_players)
+            1 + int(self.infoset_num_actions[self.infoset_player == p].sum()) for p in range(self.num_players)
         )
         return GameCounts(
             nodes=self.num_nodes,
@@ -440,7 +432,9 @@ class ExtensiveGame:
         if bad.shape[0]:
             raise GameError(f"{self.describe_node(int(bad[0]))} is not terminal but has no actions")
         # chance probabilities
-        chance_children = np.flatnonzero(np.r_[False, kinds[self.parent[1:]] == CHANCE]) if n > 1 else np.zeros(0, np.int64)
+        chance_children = (
+            np.flatnonzero(np.r_[False, kinds[self.parent[1:]] == CHANCE]) if n > 1 else np.zeros(0, np.int64)
+        )
         probs = self.chance_prob[chance_children]
         bad = chance_children[(probs < 0) | (probs > 1) | ~np.isfinite(probs)]
         if bad.shape[0]:
@@ -454,9 +448,7 @@ class ExtensiveGame:
         off = np.abs(sums[chance_nodes] - 1.0) > PROBABILITY_TOLERANCE
         if np.any(off):
             node = int(chance_nodes[np.flatnonzero(off)[0]])
-            raise GameError(
-                f"chance probabilities at {self.describe_node(node)} sum to {sums[node]!r}, not 1"
-            )
+            raise GameError(f"chance probabilities at {self.describe_node(node)} sum to {sums[node]!r}, not 1")
         # information sets: one player, one action set
         decision = np.flatnonzero(kinds >= 0)
         k = self.infoset[decision]
@@ -493,12 +485,12 @@ class ExtensiveGame:
         if not np.all(used):
             unused = int(np.flatnonzero(~used)[0])
             raise GameError(f"{self.infoset_label(unused)} contains no node")
-        bad = np.flatnonzero((self.outcome >= self.outcome_payoffs.shape[0]))
+        bad = np.flatnonzero(self.outcome >= self.outcome_payoffs.shape[0])
         if bad.shape[0]:
             raise GameError(f"{self.describe_node(int(bad[0]))} refers to a missing outcome")
         self.path_summary()  # perfect recall
 
-    def path_summary(self) -> "PathSummary":
+    def path_summary(self) -> PathSummary:
         """What the paths from the root determine, computed once (see :class:`PathSummary`).
 
         Raises GameError at the first information set whose nodes are reached by
@@ -509,7 +501,7 @@ class ExtensiveGame:
             cached = self._path_summary = self._top_down()
         return cached
 
-    def _top_down(self) -> "PathSummary":
+    def _top_down(self) -> PathSummary:
         # One sweep over depth levels keeping only the previous level's arrays, so the
         # memory beyond the game is proportional to the widest level.
         P = self.num_players
@@ -619,7 +611,7 @@ class GameBuilder:
 
     def _children(self, node: int, labels: Sequence[str]) -> list[int]:
         kids = []
-        for a, label in enumerate(labels):
+        for a, _label in enumerate(labels):
             kids.append(len(self._parent))
             self._parent.append(node)
             self._action.append(a)

@@ -4,6 +4,7 @@ Chance probabilities may be decimals or fractions; they are kept exactly (as int
 numerator/denominator arrays) so a file written back holds the same numbers. Payoffs are
 floats. A malformed file raises FileFormatError naming the file and line.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,9 +17,7 @@ import numpy as np
 from .efg import CHANCE, TERMINAL, ExtensiveGame
 from .errors import FileFormatError, GameError
 
-_TOKEN = re.compile(
-    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<brace>[{}])|(?P<comma>,)|(?P<word>[^\s{}",]+))'
-)
+_TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<brace>[{}])|(?P<comma>,)|(?P<word>[^\s{}",]+))')
 
 
 class _Tokens:
@@ -163,7 +162,9 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             if number in outcomes:
                 idx = outcomes[number]
                 if outcome_payoffs[idx] != [float(x) for x in pay]:
-                    raise FileFormatError(f"{source}, line {line}: outcome {number} is given two different payoff lists")
+                    raise FileFormatError(
+                        f"{source}, line {line}: outcome {number} is given two different payoff lists"
+                    )
                 return idx
             outcomes[number] = len(outcome_payoffs)
             outcome_payoffs.append([float(x) for x in pay])
@@ -224,7 +225,9 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                 tk._close("action list")
             if key not in infosets:
                 if acts is None:
-                    raise FileFormatError(f"{source}, line {line}: information set {number} is used before its actions are listed")
+                    raise FileFormatError(
+                        f"{source}, line {line}: information set {number} is used before its actions are listed"
+                    )
                 infosets[key] = len(infoset_player)
                 infoset_player.append(pl)
                 infoset_actions.append(acts)
@@ -239,13 +242,18 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                     f"but {infoset_actions[k]} earlier"
                 )
             if probs is not None and [p for p, _ in probs] != [p for p, _ in infoset_probs[k]]:
-                raise FileFormatError(f"{source}, line {line}: chance information set {number} has two different probability lists")
+                raise FileFormatError(
+                    f"{source}, line {line}: chance information set {number} has two different probability lists"
+                )
             kind.append(pl)
             infoset.append(k)
             outcome.append(read_outcome(tk.integer("outcome number")))
             nact = len(infoset_actions[k])
             if nact == 0:
-                raise FileFormatError(f"{source}, line {line}: a {'chance' if pl == CHANCE else 'decision'} node needs at least one action")
+                raise FileFormatError(
+                    f"{source}, line {line}: a {'chance' if pl == CHANCE else 'decision'} node "
+                    "needs at least one action"
+                )
         # record chance probabilities on the children when they are created
         if parent[me] >= 0 and kind[parent[me]] == CHANCE:
             k = infoset[parent[me]]

@@ -10,6 +10,7 @@ games", J. ACM 2007: an equilibrium of the abstract game lifts to one of the ful
 by integer arrays: each information set's key in the full game gives its betting node and
 cards, the cards its view, the view its class.
 """
+
 from __future__ import annotations
 
 import time
@@ -75,10 +76,14 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
             infoset_first[v] = start
             start += ncls[i][rnd[v]]
         # sequences numbered by information set: first sequence of infoset (v, k)
-        na_all = np.concatenate([np.full(ncls[i][rnd[v]], len(t.children[v])) for v in nodes]) if nodes else np.zeros(0, dtype=np.int64)
+        na_all = (
+            np.concatenate([np.full(ncls[i][rnd[v]], len(t.children[v])) for v in nodes])
+            if nodes
+            else np.zeros(0, dtype=np.int64)
+        )
         first = 1 + np.cumsum(na_all) - na_all
         for v in nodes:
-            seq_first[v] = first[infoset_first[v]: infoset_first[v] + ncls[i][rnd[v]]]
+            seq_first[v] = first[infoset_first[v] : infoset_first[v] + ncls[i][rnd[v]]]
         for v in nodes:
             r = rnd[v]
             u, a = last_node[v, i], last_action[v, i]
@@ -133,10 +138,10 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
         for i, k in ((0, k1), (1, k2)):
             u, a = last_node[v, i], last_action[v, i]
             if u >= 0:
-                seqs[at:at + n, i] = first_seq_of[i][u][anc[i][r][rnd[u]][k]] + a
-        chance[at:at + n] = mass
-        pays[at:at + n, 0] = p1
-        pays[at:at + n, 1] = -pays[at:at + n, 0]
+                seqs[at : at + n, i] = first_seq_of[i][u][anc[i][r][rnd[u]][k]] + a
+        chance[at : at + n] = mass
+        pays[at : at + n, 0] = p1
+        pays[at : at + n, 1] = -pays[at : at + n, 0]
         at += n
     sf = SequenceForm.from_parts(players, seqs, chance, pays)
     return FilteredGame(game, filt, sf, first_infoset, seconds=time.perf_counter() - t0)
@@ -220,8 +225,9 @@ def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> li
     game, filt = fg.game, fg.filter
     space, t = filt.space, game.betting
     if original_game.infoset_key is None:
-        raise GameError(f"the full game of '{game.name}' carries no information-set keys "
-                        "(build it with the game's to_extensive())")
+        raise GameError(
+            f"the full game of '{game.name}' carries no information-set keys (build it with the game's to_extensive())"
+        )
     D, R = game.deck, game.rounds
     views = decode_view_keys(original_game.infoset_key, D, R - 1)
     out = []
@@ -242,8 +248,10 @@ def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> li
             code = np.where(dealt, code * D + board[:, b], code)
         if not np.all(ok):
             bad = int(g[np.flatnonzero(~ok)[0]])
-            raise GameError(f"{original_game.infoset_label(bad)}: its key is no view of '{game.name}' "
-                            "(the full game must come from the game's to_extensive())")
+            raise GameError(
+                f"{original_game.infoset_label(bad)}: its key is no view of '{game.name}' "
+                "(the full game must come from the game's to_extensive())"
+            )
         cls = np.empty(g.shape[0], dtype=np.int64)
         for r in range(R):
             at = np.flatnonzero(rnd == r)
@@ -259,7 +267,8 @@ def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> li
             raise GameError("the full game's actions do not match the filtered game's")
         b = np.ones(ps_full.num_sequences)
         b[segment_ranges(ps_full.infoset_first_sequence, na)] = np.asarray(behaviors[i])[
-            segment_ranges(ps_abs.infoset_first_sequence[abstract], na)]
+            segment_ranges(ps_abs.infoset_first_sequence[abstract], na)
+        ]
         out.append(b)
     return out
 

@@ -11,6 +11,7 @@ be unique; :func:`to_pygambit` makes up such labels where the game lacks them.
 pygambit 17 has no information-set or node labels, so those do not survive a round trip;
 players, actions, chance probabilities (exact fractions), information sets and payoffs do.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -102,9 +103,7 @@ def to_pygambit(game: ExtensiveGame):
         first = int(game.first_child[node])
         kids = range(first, first + int(game.num_children[node]))
         if kind == CHANCE:
-            labels = _unique_labels(
-                [game.chance_labels[c] if game.chance_labels is not None else "" for c in kids]
-            )
+            labels = _unique_labels([game.chance_labels[c] if game.chance_labels is not None else "" for c in kids])
             texts = _chance_texts(game, kids)
             g.append_event(H.path(*path[node]), dict(zip(labels, texts)))
         else:

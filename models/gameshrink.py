@@ -15,6 +15,7 @@ changing (a fixpoint: view classes and subtree classes refer to each other).
 small trees. :func:`lossy_last_round_classes` is the lossy variant (a matching-cost
 threshold at the last round).
 """
+
 from __future__ import annotations
 
 import logging
@@ -131,8 +132,9 @@ def _last_round_histograms(game: OrderedGame, space: SignalSpace, i: int) -> np.
     return hist[key]
 
 
-def lossy_last_round_classes(game: OrderedGame, space: SignalSpace, i: int, threshold: float,
-                             lossless: InformationFilter) -> np.ndarray:
+def lossy_last_round_classes(
+    game: OrderedGame, space: SignalSpace, i: int, threshold: float, lossless: InformationFilter
+) -> np.ndarray:
     """The paper's lossy merge at the last round: sibling views (same parent view) merge
     when a min-cost perfect matching of their opponent cards costs at most ``threshold``
     per card. Pairing two opponent cards costs half the difference of the showdown
@@ -197,8 +199,13 @@ def lossy_last_round_classes(game: OrderedGame, space: SignalSpace, i: int, thre
     return labels[cluster]
 
 
-def game_shrink(game: OrderedGame, space: SignalSpace | None = None, use_histograms: bool = True,
-                progress: bool = False, threshold: float = 0.0) -> InformationFilter:
+def game_shrink(
+    game: OrderedGame,
+    space: SignalSpace | None = None,
+    use_histograms: bool = True,
+    progress: bool = False,
+    threshold: float = 0.0,
+) -> InformationFilter:
     """All ordered game isomorphisms of ``game`` as an information filter (lossless).
 
     ``use_histograms`` seeds the last round's views with the paper's win/tie/lose histogram
@@ -231,8 +238,9 @@ def game_shrink(game: OrderedGame, space: SignalSpace | None = None, use_histogr
         iterations += 1
         # subtree classes of joint states, bottom-up
         jc = [None] * R
-        jc[R - 1] = _row_ids(cls[0][R - 1][space.view_index[0][R - 1]],
-                             cls[1][R - 1][space.view_index[1][R - 1]], space.outcome)
+        jc[R - 1] = _row_ids(
+            cls[0][R - 1][space.view_index[0][R - 1]], cls[1][R - 1][space.view_index[1][R - 1]], space.outcome
+        )
         for r in range(R - 2, -1, -1):
             kids = np.sort(jc[r + 1].reshape(S[r].shape[0], space.children_per_state[r]), axis=1)
             jc[r] = _row_ids(cls[0][r][space.view_index[0][r]], cls[1][r][space.view_index[1][r]], kids)
@@ -252,8 +260,9 @@ def game_shrink(game: OrderedGame, space: SignalSpace | None = None, use_histogr
                 cls[i][r] = new
         if logger.isEnabledFor(logging.INFO if progress else logging.DEBUG):
             counts = [[int(c.max()) + 1 for c in cls[i]] for i in (0, 1)]
-            logger.log(logging.INFO if progress else logging.DEBUG,
-                       "GameShrink pass %d: classes %s", iterations, counts)
+            logger.log(
+                logging.INFO if progress else logging.DEBUG, "GameShrink pass %d: classes %s", iterations, counts
+            )
         if not changed:
             break
     # the filter as union-find over each level's views
@@ -290,6 +299,10 @@ def ordered_game_isomorphic(children: dict, leaf_value: dict, x, y) -> bool:
 
 
 __all__ = [
-    "UnionFind", "InformationFilter", "identity_filter", "game_shrink", "lossy_last_round_classes",
+    "UnionFind",
+    "InformationFilter",
+    "identity_filter",
+    "game_shrink",
+    "lossy_last_round_classes",
     "ordered_game_isomorphic",
 ]

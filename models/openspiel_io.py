@@ -14,6 +14,7 @@ information set the OpenSpiel information-state string and the OpenSpiel action 
 with our action order, so strategies go back to OpenSpiel by integer indexing, without
 parsing labels.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,8 +88,7 @@ def _check_kind(os_game, name: str) -> None:
         )
     if not gt.provides_information_state_string:
         raise OpenSpielError(
-            f"OpenSpiel game '{name}' provides no information-state strings, which define "
-            "the information sets"
+            f"OpenSpiel game '{name}' provides no information-state strings, which define the information sets"
         )
 
 
@@ -281,7 +281,7 @@ def _policy_rows(policy, game: ExtensiveGame, source: OpenSpielSource) -> np.nda
     return rows
 
 
-def to_tabular_policy(os_game, game: ExtensiveGame, behaviors) -> "object":
+def to_tabular_policy(os_game, game: ExtensiveGame, behaviors) -> object:
     """OpenSpiel ``TabularPolicy`` playing the behaviour strategies ``behaviors``.
 
     ``os_game`` is the ``pyspiel.Game`` (or its string) that ``game`` was loaded from by

@@ -14,6 +14,7 @@ public cards so far. :class:`SignalSpace` holds the joint deals and the views of
 round as integer arrays; :mod:`equilibria.models.gameshrink` finds the isomorphic views
 and :mod:`equilibria.models.filtered` builds and lifts the abstract game.
 """
+
 from __future__ import annotations
 
 import time

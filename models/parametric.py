@@ -14,6 +14,7 @@ JSON form (plans name the action at every betting node the plan reaches)::
         {"regions": [{"check": "bet", "bet": "fold"}, ...]}],
      "order": ["2.1 <= 1.1 <= 2.2", "1.2 <= 2.3"]}
 """
+
 from __future__ import annotations
 
 import json
@@ -115,11 +116,11 @@ class ParametricModel:
                     ways[i] += ways[i - 1]
         return ways[len(c)]
 
-    def refines(self, other: "ParametricModel") -> bool:
+    def refines(self, other: ParametricModel) -> bool:
         """Definition 12: every player's plan sequence of ``other`` is a subsequence of ours."""
         return all(self._embeddings(other.regions[p], self.regions[p]) >= 1 for p in (0, 1))
 
-    def us_refines(self, other: "ParametricModel") -> bool:
+    def us_refines(self, other: ParametricModel) -> bool:
         """Definition 13: each of ``other``'s plan sequences is a *unique* subsequence of ours."""
         return all(self._embeddings(other.regions[p], self.regions[p]) == 1 for p in (0, 1))
 
@@ -160,7 +161,7 @@ class ParametricModel:
         return text
 
     @classmethod
-    def from_dict(cls, data: dict, source: str = "model") -> "ParametricModel":
+    def from_dict(cls, data: dict, source: str = "model") -> ParametricModel:
         """Read the JSON form; ModelError names what is missing or malformed."""
         if not isinstance(data, dict) or "players" not in data:
             raise ModelError(f"{source}: expected an object with 'players' (and 'order', 'name')")
@@ -188,7 +189,7 @@ class ParametricModel:
         )
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "ParametricModel":
+    def from_json(cls, path: str | Path) -> ParametricModel:
         """Read a model file."""
         path = Path(path)
         try:

@@ -10,6 +10,7 @@ players' sequences leading to it, its chance reach probability and its payoffs. 
 players :meth:`SequenceForm.payoff_matrix` sums them into the sparse matrix
 ``A_p[s_1, s_2]`` of chance-weighted payoffs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -105,9 +106,7 @@ class SequenceForm:
         self.terminal_sequences = paths.terminal_sequences
         self.terminal_chance = paths.terminal_chance
         self.terminal_payoffs = game.terminal_payoffs()
-        self.players = [
-            self._player_sequences(game, p, paths.infoset_parent_sequence) for p in range(game.num_players)
-        ]
+        self.players = [self._player_sequences(game, p, paths.infoset_parent_sequence) for p in range(game.num_players)]
 
     @staticmethod
     def _player_sequences(game: ExtensiveGame, p: int, infoset_parent_sequence: np.ndarray) -> PlayerSequences:
@@ -115,8 +114,9 @@ class SequenceForm:
         return build_player_sequences(p, ks, game.infoset_num_actions[ks], infoset_parent_sequence[ks])
 
     @classmethod
-    def from_parts(cls, players: list[PlayerSequences], terminal_sequences, terminal_chance, terminal_payoffs,
-                   game=None) -> "SequenceForm":
+    def from_parts(
+        cls, players: list[PlayerSequences], terminal_sequences, terminal_chance, terminal_payoffs, game=None
+    ) -> SequenceForm:
         """A sequence form given directly: per player its sequences, and the payoff entries
         (each with the players' sequences, a chance weight and payoffs). Used for games
         never expanded into a tree, such as abstractions built from their signal classes.

@@ -5,6 +5,7 @@ sequences: entry ``s >= 1`` is the probability of the action of sequence ``s`` a
 information set, and entry 0 (the empty sequence) is 1. A realization plan uses the same
 indexing: entry ``s`` is the probability that the player's own moves follow ``s``.
 """
+
 from __future__ import annotations
 
 import numpy as np

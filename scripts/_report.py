@@ -1,4 +1,5 @@
 """Output helpers shared by the experiment scripts: CSV rows and matplotlib figures."""
+
 from __future__ import annotations
 
 import csv

@@ -11,8 +11,10 @@
     equilibria backends
 
 GAME is a registered name with parameters (``leduc:ranks=4``; ``equilibria games`` lists
-them), a bundled game, a path to a ``.efg`` file or ``openspiel:GAME_STRING``. Errors in the input print one line on stderr and exit with status 2.
+them), a bundled game, a path to a ``.efg`` file or ``openspiel:GAME_STRING``. Errors in
+the input print one line on stderr and exit with status 2.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,23 +56,32 @@ def _write_strategies(answer, path: str) -> None:
 def _print_certificate(answer) -> None:
     """The lines every route prints: value, certificate, bounds, status."""
     print(f"value (player 1) {answer.value:.12f}")
-    print(f"exploitability  {answer.exploitability:.3e}  (exact best responses in {answer.certified_in}; "
-          f"NashConv {answer.nash_conv:.3e})")
+    print(
+        f"exploitability  {answer.exploitability:.3e}  (exact best responses in {answer.certified_in}; "
+        f"NashConv {answer.nash_conv:.3e})"
+    )
     if answer.value_bounds is not None:
         low, high = answer.value_bounds
         print(f"value bounds    [{low:.12f}, {high:.12f}]  (certified; gap {high - low:.3e})")
     for a in getattr(answer, "attempts", []):
         expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
         print(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
-    print(f"status          {answer.status} ({answer.backend}" + (f", method {answer.method})" if answer.method else ")"))
+    print(
+        f"status          {answer.status} ({answer.backend}" + (f", method {answer.method})" if answer.method else ")")
+    )
 
 
 def cmd_solve(args) -> int:
     from ..routes import solve
     from ..shrink import ShrunkSolution
 
-    options = dict(backend=args.backend, method=args.method, time_limit=args.time_limit,
-                   target_exploitability=args.target_exploitability, verbose=args.verbose)
+    options = dict(
+        backend=args.backend,
+        method=args.method,
+        time_limit=args.time_limit,
+        target_exploitability=args.target_exploitability,
+        verbose=args.verbose,
+    )
     if args.shrink:
         answer = solve(args.game, "shrink", threshold=args.threshold, **options)
     else:
@@ -108,7 +119,10 @@ def _usage(message: str):
 
 def _print_shrink(report) -> None:
     d = report.to_dict()
-    print(f"game             {report.game.name}" + (f"  (lossy, threshold {report.threshold:g})" if report.threshold else "  (lossless)"))
+    print(
+        f"game             {report.game.name}"
+        + (f"  (lossy, threshold {report.threshold:g})" if report.threshold else "  (lossless)")
+    )
     print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
     for p in (1, 2):
         parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in d["classes"][f"player{p}"])
@@ -198,7 +212,9 @@ def cmd_export(args) -> int:
     game, _ = _load(args.game)
     lp = sequence_form_lp(SequenceForm(game), args.player - 1)
     write_problem(lp, args.output, args.format)
-    print(f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros")
+    print(
+        f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros"
+    )
     return 0
 
 
@@ -208,8 +224,15 @@ def cmd_threshold(args) -> int:
     from ..solvers.disjunctive import write_disjunctive
 
     sol = solve(
-        args.game, "threshold", model=args.model, backend=args.backend, indicators=args.indicators,
-        cells=args.cells, time_limit=args.time_limit, verbose=args.verbose, select=args.select,
+        args.game,
+        "threshold",
+        model=args.model,
+        backend=args.backend,
+        indicators=args.indicators,
+        cells=args.cells,
+        time_limit=args.time_limit,
+        verbose=args.verbose,
+        select=args.select,
         min_width=args.min_width,
     )
     assert isinstance(sol, ThresholdSolution)
@@ -240,9 +263,11 @@ def cmd_threshold(args) -> int:
     print(f"value (player 1) {sol.value:.12f}")
     print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
     if not sol.is_equilibrium:
-        print("warning         these strategies are not an equilibrium of the game: the program was "
-              "satisfied with empty regions, so the model does not describe this game's equilibria; "
-              "try another model")
+        print(
+            "warning         these strategies are not an equilibrium of the game: the program was "
+            "satisfied with empty regions, so the model does not describe this game's equilibria; "
+            "try another model"
+        )
     print(f"solver          {sol.backend}, indicators {sol.indicators}")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
@@ -271,31 +296,52 @@ def cmd_backends(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``equilibria`` command."""
     parser = argparse.ArgumentParser(
-        prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming.")
+        prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
     p.add_argument("game")
     p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
-    p.add_argument("--method", dest="method", default=None,
-                   help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp")
-    p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds for the solver; the best certified strategies so far are returned")
-    p.add_argument("--target-exploitability", type=float, default=None, metavar="EPS",
-                   help="stop as soon as the certified exploitability is at most EPS")
+    p.add_argument(
+        "--method",
+        dest="method",
+        default=None,
+        help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="seconds for the solver; the best certified strategies so far are returned",
+    )
+    p.add_argument(
+        "--target-exploitability",
+        type=float,
+        default=None,
+        metavar="EPS",
+        help="stop as soon as the certified exploitability is at most EPS",
+    )
     p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--strategy-out", metavar="FILE.csv", help="write both strategies as CSV")
     p.add_argument("--verbose", action="store_true", help="show the solver's log")
-    p.add_argument("--shrink", action="store_true",
-                   help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)")
+    p.add_argument(
+        "--shrink",
+        action="store_true",
+        help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)",
+    )
     p.add_argument("--threshold", type=float, default=0.0, help="with --shrink: lossy GameShrink threshold")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
     p.add_argument("game", help="kuhn, generalized_kuhn:cards=N, leduc:ranks=R,suits=S, rhode_island[:ranks=R,suits=S]")
-    p.add_argument("--threshold", type=float, default=0.0,
-                   help="lossy merge threshold (matching cost per opponent card; 0: lossless)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
+    )
     p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="print progress")
@@ -322,15 +368,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="one_street:pot=R, kuhn_continuous, generalized_kuhn:cards=N, river_endgame, ...")
     p.add_argument("--model", default=None, help="a model shipped with the game (default 'standard') or a .json file")
     p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
-    p.add_argument("--indicators", choices=("native", "bigm", "hull"), default=None,
-                   help="how indicator constraints reach the solver (default: native for scip, else bigm)")
-    p.add_argument("--cells", type=int, default=4000,
-                   help="cells of the discretisation that verifies continuous answers (default 4000)")
-    p.add_argument("--select", choices=("any", "lowest", "highest"), default="any",
-                   help="which conforming equilibrium: any (feasibility, default), or the lowest / highest "
-                   "thresholds (the same answer from every solver)")
-    p.add_argument("--min-width", type=float, default=0.0,
-                   help="every region at least this wide in signal units (rules out empty regions)")
+    p.add_argument(
+        "--indicators",
+        choices=("native", "bigm", "hull"),
+        default=None,
+        help="how indicator constraints reach the solver (default: native for scip, else bigm)",
+    )
+    p.add_argument(
+        "--cells",
+        type=int,
+        default=4000,
+        help="cells of the discretisation that verifies continuous answers (default 4000)",
+    )
+    p.add_argument(
+        "--select",
+        choices=("any", "lowest", "highest"),
+        default="any",
+        help="which conforming equilibrium: any (feasibility, default), or the lowest / highest "
+        "thresholds (the same answer from every solver)",
+    )
+    p.add_argument(
+        "--min-width",
+        type=float,
+        default=0.0,
+        help="every region at least this wide in signal units (rules out empty regions)",
+    )
     p.add_argument("--time-limit", type=float, default=None)
     p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")

@@ -2,11 +2,13 @@
 
     python -m equilibria.scripts.gameshrink_sweep [--game leduc:ranks=6] [--thresholds 2 1 0.5 0.2 0.1 0]
 
-Thresholds are visited from the coarsest to 0 (lossless), which is the anytime use of Gilpin and Sandholm, "Finding equilibria in large sequential games of imperfect information" (2006)
+Thresholds are visited from the coarsest to 0 (lossless), which is the anytime use (Gilpin
+and Sandholm, "Finding equilibria in large sequential games of imperfect information", 2006)
 of the lossy variant: solve increasingly finer abstractions and measure each strategy
 against a best response in the original game, stopping whenever the figure is good
 enough. Prints the table (with the cumulative time), writes sweep_<game>.csv and .png.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,31 +26,39 @@ def run(game: str, thresholds, out: Path, plot: bool = True) -> list[dict]:
     for thr in sorted(thresholds, reverse=True):
         sol = solve_shrunk(game, thr, lift=True)
         rep = sol.report
-        rows.append({
-            "threshold": thr,
-            "infosets": rep.infosets_after[0],
-            "rows": rep.lp.num_rows,
-            "nonzeros": rep.lp.nnz,
-            "abstract_value": sol.value,
-            "exploitability": sol.exploitability,
-            "cumulative_seconds": time.perf_counter() - t_start,
-        })
+        rows.append(
+            {
+                "threshold": thr,
+                "infosets": rep.infosets_after[0],
+                "rows": rep.lp.num_rows,
+                "nonzeros": rep.lp.nnz,
+                "abstract_value": sol.value,
+                "exploitability": sol.exploitability,
+                "cumulative_seconds": time.perf_counter() - t_start,
+            }
+        )
         r = rows[-1]
-        print(f"threshold {thr:>6g}: {r['infosets']:>7,} infosets/player, {r['rows']:>8,} rows, "
-              f"{r['nonzeros']:>9,} nonzeros, abstract value {r['abstract_value']:+.6f}, "
-              f"exploitability in the full game {r['exploitability']:.3e}, {r['cumulative_seconds']:.1f} s so far",
-              flush=True)
+        print(
+            f"threshold {thr:>6g}: {r['infosets']:>7,} infosets/player, {r['rows']:>8,} rows, "
+            f"{r['nonzeros']:>9,} nonzeros, abstract value {r['abstract_value']:+.6f}, "
+            f"exploitability in the full game {r['exploitability']:.3e}, {r['cumulative_seconds']:.1f} s so far",
+            flush=True,
+        )
     stem = game.replace(":", "_").replace(",", "_").replace("=", "")
     write_rows(rows, out / f"sweep_{stem}.csv")
     if plot:
         plt = pyplot()
         if plt is not None:
             fig, ax = plt.subplots(figsize=(6.5, 4))
-            ax.plot([r["rows"] for r in rows], [max(r["exploitability"], 1e-16) for r in rows], "o-",
-                    label=game)
+            ax.plot([r["rows"] for r in rows], [max(r["exploitability"], 1e-16) for r in rows], "o-", label=game)
             for r in rows:
-                ax.annotate(f"T={r['threshold']:g}", (r["rows"], max(r["exploitability"], 1e-16)),
-                            fontsize=7, xytext=(3, 3), textcoords="offset points")
+                ax.annotate(
+                    f"T={r['threshold']:g}",
+                    (r["rows"], max(r["exploitability"], 1e-16)),
+                    fontsize=7,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("shrunk LP rows")

@@ -15,6 +15,7 @@ Prints, per n, the game value v(G_n) from the sequence-form LP and what each pro
 strategy of player 1 guarantees against a best response in G_n, pi(sigma_n), beside the
 paper's numbers; writes figure1.csv and figure1.png.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,9 +58,11 @@ def run(ns, out: Path, plot: bool = True) -> list[dict]:
 
     g_inf = load_bayesian("kuhn_continuous")
     sol = solve_threshold(g_inf)
-    print(f"G-infinity thresholds: player 1 {np.round(sol.thresholds[0], 6).tolist()}, "
-          f"player 2 {np.round(sol.thresholds[1], 6).tolist()}; value {sol.value:.6f}, "
-          f"exploitability {sol.exploitability:.1e} ({sol.verification['method']})")
+    print(
+        f"G-infinity thresholds: player 1 {np.round(sol.thresholds[0], 6).tolist()}, "
+        f"player 2 {np.round(sol.thresholds[1], 6).tolist()}; value {sol.value:.6f}, "
+        f"exploitability {sol.exploitability:.1e} ({sol.verification['method']})"
+    )
     rows = []
     for n in ns:
         target = load_bayesian(f"generalized_kuhn:cards={n}").finite_game()
@@ -67,20 +70,29 @@ def run(ns, out: Path, plot: bool = True) -> list[dict]:
         br = target.best_response_values(sigmas)
         pure_br = target.best_response_values(pure_projection(g_inf, sol.model, sol.thresholds, n))
         value = solve_game(load(f"generalized_kuhn:cards={n}")).value
-        rows.append({
-            "n": n,
-            "v_paper": PAPER_V.get(n), "v_ours": value,
-            "pi_paper": PAPER_PI.get(n), "pi_ours": -br[1], "pi_pure": -pure_br[1],
-            "pi_player2_ours": br[0],  # what player 2's overlap projection concedes
-            "exploitability": 0.5 * (br[0] + br[1]),  # of the overlap-projected profile
-        })
-    print(f"{'n':>5} {'v(G_n) paper':>13} {'v(G_n) ours':>12} {'pi paper':>9} {'pi overlap':>11} "
-          f"{'pi pure':>9} {'P2 concedes':>12} {'exploitability':>15}")
+        rows.append(
+            {
+                "n": n,
+                "v_paper": PAPER_V.get(n),
+                "v_ours": value,
+                "pi_paper": PAPER_PI.get(n),
+                "pi_ours": -br[1],
+                "pi_pure": -pure_br[1],
+                "pi_player2_ours": br[0],  # what player 2's overlap projection concedes
+                "exploitability": 0.5 * (br[0] + br[1]),  # of the overlap-projected profile
+            }
+        )
+    print(
+        f"{'n':>5} {'v(G_n) paper':>13} {'v(G_n) ours':>12} {'pi paper':>9} {'pi overlap':>11} "
+        f"{'pi pure':>9} {'P2 concedes':>12} {'exploitability':>15}"
+    )
     for r in rows:
         vp = f"{r['v_paper']:.4f}" if r["v_paper"] is not None else "-"
         pp = f"{r['pi_paper']:.4f}" if r["pi_paper"] is not None else "-"
-        print(f"{r['n']:>5} {vp:>13} {r['v_ours']:>12.6f} {pp:>9} {r['pi_ours']:>11.6f} {r['pi_pure']:>9.6f} "
-              f"{r['pi_player2_ours']:>12.6f} {r['exploitability']:>15.2e}")
+        print(
+            f"{r['n']:>5} {vp:>13} {r['v_ours']:>12.6f} {pp:>9} {r['pi_ours']:>11.6f} {r['pi_pure']:>9.6f} "
+            f"{r['pi_player2_ours']:>12.6f} {r['exploitability']:>15.2e}"
+        )
     write_rows(rows, out / "figure1.csv")
     if plot:
         _plot(rows, out / "figure1.png")

@@ -16,6 +16,7 @@ objectives reach (what a strategy guarantees is concave in it, so its minimum ov
 polytope is at a vertex; the search is exhaustive only if every vertex is reached).
 Prints them beside the paper's numbers; writes figure2.csv and figure2.png.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,9 @@ from ._report import finish, pyplot, write_rows
 PAPER = {2: -0.2305, 5: -0.0667, 10: -0.0593, 25: -0.0569, 50: -0.0562, 125: -0.0560}
 
 
-def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed: int = 0,
-        kinds=("exact", "ordered")) -> list[dict]:
+def run(
+    n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed: int = 0, kinds=("exact", "ordered")
+) -> list[dict]:
     """Compute the rows of Figure 2 (see the module docstring); returns them."""
     import numpy as np
 
@@ -69,7 +71,7 @@ def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed
         worst, seen = pi_lp, set()  # the LP's own answer is one of the equilibria
         for _ in range(vertices):
             lp.c = np.zeros_like(lp.c)
-            lp.c[r_block.start:r_block.stop] = rng.normal(size=r_block.size)
+            lp.c[r_block.start : r_block.stop] = rng.normal(size=r_block.size)
             vert = solve(lp, method="simplex")
             if vert.x is None:
                 continue
@@ -81,18 +83,35 @@ def run(n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed
             beh_v = behavior_from_realization(sol.sequence_form.players[0], r_v)
             sig_v = plans_from_behavior(abst.game, efg, sol.sequence_form, [beh_v, sol.behaviors[1]])
             worst = min(worst, -full.best_response_values(abst.lift(sig_v))[1])
-        rows.append({"abstraction": kind, "buckets": b, "paper": PAPER.get(b), "abstract_value": sol.value,
-                     "pi_lp_equilibrium": pi_lp, "pi_best_equilibrium": pi_best,
-                     "pi_worst_vertex_found": worst, "vertices_found": len(seen),
-                     "pi_best_lp_objective": best.objective, "v_full": value})
-        print(f"  {kind:>7} b={b:>4}: abstract value {sol.value:.6f}, lifted LP equilibrium {pi_lp:.6f}, "
-              f"best {pi_best:.6f}, worst of {len(seen)} vertices {worst:.6f}", flush=True)
-    print(f"{'abstraction':>11} {'buckets':>8} {'paper':>8} {'LP equilibrium':>15} {'best':>10} "
-          f"{'worst found':>12} {'v(G_n)':>10}")
+        rows.append(
+            {
+                "abstraction": kind,
+                "buckets": b,
+                "paper": PAPER.get(b),
+                "abstract_value": sol.value,
+                "pi_lp_equilibrium": pi_lp,
+                "pi_best_equilibrium": pi_best,
+                "pi_worst_vertex_found": worst,
+                "vertices_found": len(seen),
+                "pi_best_lp_objective": best.objective,
+                "v_full": value,
+            }
+        )
+        print(
+            f"  {kind:>7} b={b:>4}: abstract value {sol.value:.6f}, lifted LP equilibrium {pi_lp:.6f}, "
+            f"best {pi_best:.6f}, worst of {len(seen)} vertices {worst:.6f}",
+            flush=True,
+        )
+    print(
+        f"{'abstraction':>11} {'buckets':>8} {'paper':>8} {'LP equilibrium':>15} {'best':>10} "
+        f"{'worst found':>12} {'v(G_n)':>10}"
+    )
     for row in rows:
         pp = f"{row['paper']:.4f}" if row["paper"] is not None else "-"
-        print(f"{row['abstraction']:>11} {row['buckets']:>8} {pp:>8} {row['pi_lp_equilibrium']:>15.6f} "
-              f"{row['pi_best_equilibrium']:>10.6f} {row['pi_worst_vertex_found']:>12.6f} {row['v_full']:>10.6f}")
+        print(
+            f"{row['abstraction']:>11} {row['buckets']:>8} {pp:>8} {row['pi_lp_equilibrium']:>15.6f} "
+            f"{row['pi_best_equilibrium']:>10.6f} {row['pi_worst_vertex_found']:>12.6f} {row['v_full']:>10.6f}"
+        )
     write_rows(rows, out / "figure2.csv")
     if plot:
         _plot(rows, out / "figure2.png", np)
@@ -109,8 +128,14 @@ def _plot(rows, path: Path, np) -> None:
         if not sub:
             continue
         b = [r["buckets"] for r in sub]
-        ax.fill_between(b, [r["pi_worst_vertex_found"] for r in sub], [r["pi_best_equilibrium"] for r in sub],
-                        color=color, alpha=0.2, label=f"{kind}: worst found .. best equilibrium")
+        ax.fill_between(
+            b,
+            [r["pi_worst_vertex_found"] for r in sub],
+            [r["pi_best_equilibrium"] for r in sub],
+            color=color,
+            alpha=0.2,
+            label=f"{kind}: worst found .. best equilibrium",
+        )
         ax.plot(b, [r["pi_lp_equilibrium"] for r in sub], "o-", color=color, label=f"{kind}: LP's equilibrium")
     b = sorted({r["buckets"] for r in rows})
     paper = [(k, v) for k, v in PAPER.items() if k in b]
@@ -129,14 +154,25 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=250)
     parser.add_argument("--buckets", type=int, nargs="+", default=[2, 5, 10, 25, 50, 125])
     parser.add_argument("--out", type=Path, default=Path("figures"))
-    parser.add_argument("--vertices", type=int, default=100,
-                        help="random objectives used to search the worst abstract equilibrium (default 100)")
+    parser.add_argument(
+        "--vertices",
+        type=int,
+        default=100,
+        help="random objectives used to search the worst abstract equilibrium (default 100)",
+    )
     parser.add_argument("--abstraction", nargs="+", choices=("exact", "ordered"), default=["exact", "ordered"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
-    run(args.n, args.buckets, args.out, plot=not args.no_plot, vertices=args.vertices, seed=args.seed,
-        kinds=args.abstraction)
+    run(
+        args.n,
+        args.buckets,
+        args.out,
+        plot=not args.no_plot,
+        vertices=args.vertices,
+        seed=args.seed,
+        kinds=args.abstraction,
+    )
     return 0
 
 

@@ -8,6 +8,7 @@ so the README cannot drift from the program.
 
     python -m equilibria.scripts.readme_samples README.md [--check]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,10 @@ BLOCK = re.compile(r"```sh\n(\$ \.venv/bin/equilibria [^\n]*)\n(.*?)```", re.S)
 
 def run_sample(command_line: str) -> str:
     """The standard output of a README command line (``$ .venv/bin/equilibria ...``)."""
-    args = shlex.split(command_line[len(PROMPT):])
-    res = subprocess.run([sys.executable, "-m", "equilibria.scripts.cli", *args],
-                         capture_output=True, text=True, timeout=600)
+    args = shlex.split(command_line[len(PROMPT) :])
+    res = subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=600
+    )
     if res.returncode != 0:
         raise RuntimeError(f"'{command_line}' exited {res.returncode}: {res.stderr.strip()}")
     return res.stdout
@@ -39,8 +41,11 @@ def shape(text: str) -> list[str]:
     number = re.compile(r"[-+]?\d[\d,]*\.?\d*(e[-+]?\d+)?")
     # which method of the concurrent race finishes first depends on the machine's load
     race = re.compile(r"concurrent:\w+")
-    return [race.sub("concurrent", number.sub("#", line)).rstrip() for line in text.splitlines()
-            if not line.startswith(("seconds", "peak memory"))]
+    return [
+        race.sub("concurrent", number.sub("#", line)).rstrip()
+        for line in text.splitlines()
+        if not line.startswith(("seconds", "peak memory"))
+    ]
 
 
 def regenerate(text: str, check: bool = False) -> tuple[str, list[str]]:

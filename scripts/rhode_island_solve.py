@@ -7,6 +7,7 @@ memory. If HiGHS returns strategies, their exploitability is computed exactly in
 shrunk game, which equals that of the lifted strategies in the full game (the
 abstraction is lossless). HiGHS returns no iterate when it stops at the time limit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     report = shrink(args.game)
     lp = report.lp
-    print(f"shrunk LP: {lp.num_rows:,} rows, {lp.nnz:,} nonzeros, built in {time.perf_counter() - t0:.0f} s", flush=True)
+    print(
+        f"shrunk LP: {lp.num_rows:,} rows, {lp.nnz:,} nonzeros, built in {time.perf_counter() - t0:.0f} s", flush=True
+    )
     tol = args.tolerance
     options = {"primal_feasibility_tolerance": tol, "dual_feasibility_tolerance": tol}
     if args.method == "pdlp":

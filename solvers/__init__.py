@@ -16,13 +16,26 @@ model. Backends (each a :class:`Backend` with :class:`Capabilities`, see "Solver
 Every backend reports a :class:`Status`; a request a backend cannot honour is refused with
 SolverError naming the backend and the capability. This layer knows matrices, not games.
 """
+
 from __future__ import annotations
 
-from .base import (CAPABILITIES, Backend, Capabilities, Solution, Status, get_backend, quiet_logger, register,
-                   register_family, registered)
-
-# importing a backend module registers it; none of them imports its solver package here
-from . import highs, scip, gurobi, xpress, ortools, coin  # noqa: E402,F401  (registration)
+# importing a backend module registers it (none imports its solver package here); the
+# order is the order they are listed in: the embedded default, SCIP, then the optional ones
+from . import highs  # noqa: F401  isort: skip
+from . import scip  # noqa: F401  isort: skip
+from . import gurobi, xpress, ortools, coin  # noqa: F401  isort: skip
+from .base import (
+    CAPABILITIES,
+    Backend,
+    Capabilities,
+    Solution,
+    Status,
+    get_backend,
+    quiet_logger,
+    register,
+    register_family,
+    registered,
+)
 from .pyomo_backend import PYOMO_CANDIDATES, available_pyomo_solvers  # noqa: E402
 
 
@@ -49,8 +62,9 @@ def solve(
     Raises SolverError listing the available backends when ``backend`` is not one of them,
     or naming the capability the backend lacks for this request.
     """
-    return get_backend(backend).solve_lp(problem, method=method, time_limit=time_limit, verbose=verbose,
-                                         options=options)
+    return get_backend(backend).solve_lp(
+        problem, method=method, time_limit=time_limit, verbose=verbose, options=options
+    )
 
 
 def solve_model(
@@ -65,8 +79,9 @@ def solve_model(
 ) -> Solution:
     """Solve the Pyomo ``model`` with ``backend``; returns the Solution and loads the
     values into the model's variables. See :meth:`Backend.solve_model`."""
-    return get_backend(backend).solve_model(model, indicators=indicators, method=method, time_limit=time_limit,
-                                            verbose=verbose, options=options)
+    return get_backend(backend).solve_model(
+        model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose, options=options
+    )
 
 
 def write_problem(problem, path, file_format: str | None = None) -> None:
@@ -76,6 +91,21 @@ def write_problem(problem, path, file_format: str | None = None) -> None:
     write_with_highs(problem, path, file_format)
 
 
-__all__ = ["Backend", "CAPABILITIES", "Capabilities", "PYOMO_CANDIDATES", "Solution", "Status",
-           "available_backends", "available_pyomo_solvers", "get_backend", "quiet_logger", "register",
-           "register_family", "registered", "solve", "solve_model", "write_problem"]
+__all__ = [
+    "Backend",
+    "CAPABILITIES",
+    "Capabilities",
+    "PYOMO_CANDIDATES",
+    "Solution",
+    "Status",
+    "available_backends",
+    "available_pyomo_solvers",
+    "get_backend",
+    "quiet_logger",
+    "register",
+    "register_family",
+    "registered",
+    "solve",
+    "solve_model",
+    "write_problem",
+]

@@ -7,6 +7,7 @@ naming the backend and the missing capability, any request it cannot honour, bef
 solver is touched. Nothing here imports a solver package: :meth:`Backend.is_available`
 only asks the import system whether the package could be imported.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -186,8 +187,10 @@ class Backend:
         if duals and not caps.duals:
             self.refuse("duals", "return row duals")
         if duals and mip:
-            raise SolverError(f"backend '{self.name}' cannot return duals of a program with integer "
-                              "variables: the capability 'duals' covers linear programs only")
+            raise SolverError(
+                f"backend '{self.name}' cannot return duals of a program with integer "
+                "variables: the capability 'duals' covers linear programs only"
+            )
         if time_limit is not None and not caps.time_limit:
             self.refuse("time_limit", "stop at a time limit")
         if warm_start is not None and not caps.warm_start:
@@ -199,9 +202,17 @@ class Backend:
 
     # ---- linear programs -------------------------------------------------------------
 
-    def solve_lp(self, problem, *, method: str | None = None, time_limit: float | None = None,
-                 verbose: bool = False, options: dict | None = None, duals: bool = False,
-                 warm_start: np.ndarray | None = None) -> Solution:
+    def solve_lp(
+        self,
+        problem,
+        *,
+        method: str | None = None,
+        time_limit: float | None = None,
+        verbose: bool = False,
+        options: dict | None = None,
+        duals: bool = False,
+        warm_start: np.ndarray | None = None,
+    ) -> Solution:
         """Solve a LinearProgram; returns a :class:`Solution`.
 
         ``duals=True`` demands row duals (refused for integer programs and for backends
@@ -210,8 +221,9 @@ class Backend:
         by its own parameter names.
         """
         self.check(problem, method=method, time_limit=time_limit, duals=duals, warm_start=warm_start)
-        return self._solve_lp(problem, method=method, time_limit=time_limit, verbose=verbose,
-                              options=options or {}, warm_start=warm_start)
+        return self._solve_lp(
+            problem, method=method, time_limit=time_limit, verbose=verbose, options=options or {}, warm_start=warm_start
+        )
 
     def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
         raise NotImplementedError
@@ -223,9 +235,16 @@ class Backend:
         constraints, else ``bigm``."""
         return "native" if self.capabilities.indicators else "bigm"
 
-    def solve_model(self, model, *, indicators: str | None = None, method: str | None = None,
-                    time_limit: float | None = None, verbose: bool = False,
-                    options: dict | None = None) -> Solution:
+    def solve_model(
+        self,
+        model,
+        *,
+        indicators: str | None = None,
+        method: str | None = None,
+        time_limit: float | None = None,
+        verbose: bool = False,
+        options: dict | None = None,
+    ) -> Solution:
         """Solve a linear or mixed-integer Pyomo ``model``, with or without GDP disjunctions.
 
         Variable values are loaded into the model's own variables (read them with
@@ -239,15 +258,17 @@ class Backend:
         if time_limit is not None and not self.capabilities.time_limit:
             self.refuse("time_limit", "stop at a time limit")
         if not disjunctive.has_disjunctions(model):
-            return self._solve_plain_model(model, method=method, time_limit=time_limit,
-                                           verbose=verbose, options=options)
+            return self._solve_plain_model(
+                model, method=method, time_limit=time_limit, verbose=verbose, options=options
+            )
         indicators = indicators or self.default_indicators()
         if indicators not in disjunctive.INDICATOR_MODES:
             raise SolverError(f"indicators must be one of {', '.join(disjunctive.INDICATOR_MODES)}, not '{indicators}'")
         if indicators == "native":
             if not self.capabilities.indicators:
-                self.refuse("indicators", "pass disjunctions as native indicator constraints "
-                            "(use indicators='bigm' or 'hull')")
+                self.refuse(
+                    "indicators", "pass disjunctions as native indicator constraints (use indicators='bigm' or 'hull')"
+                )
             sol = self._solve_native_indicators(model, time_limit=time_limit, verbose=verbose, options=options)
             sol.indicators = "native"
             return sol
@@ -300,8 +321,9 @@ class Backend:
             raise SolverError(f"backend '{self.name}' has no Pyomo interface for this model")
         from .pyomo_backend import solve_with_solver_factory
 
-        sol = solve_with_solver_factory(model, self.pyomo_solver, time_limit=time_limit,
-                                        verbose=verbose, options=options)
+        sol = solve_with_solver_factory(
+            model, self.pyomo_solver, time_limit=time_limit, verbose=verbose, options=options
+        )
         sol.backend = self.name
         return sol
 
@@ -361,5 +383,16 @@ def get_backend(name: str) -> Backend:
     return backend
 
 
-__all__ = ["Backend", "CAPABILITIES", "Capabilities", "Solution", "Status", "get_backend", "is_mip",
-           "quiet_logger", "register", "register_family", "registered"]
+__all__ = [
+    "Backend",
+    "CAPABILITIES",
+    "Capabilities",
+    "Solution",
+    "Status",
+    "get_backend",
+    "is_mip",
+    "quiet_logger",
+    "register",
+    "register_family",
+    "registered",
+]

@@ -5,6 +5,7 @@ no time limit for CLP, so the backend declares none and refuses one. CyLP's CBC 
 left out: on a threshold program whose LP relaxation is integral at the root it reported
 "solution" with no counted solution and a point violating rows by 0.3.
 """
+
 from __future__ import annotations
 
 import time
@@ -14,8 +15,14 @@ import numpy as np
 from .base import Backend, Capabilities, Solution, Status, register
 
 #: CLP ``getStatusCode()`` -> Status
-_CLP_STATUS = {0: Status.OPTIMAL, 1: Status.INFEASIBLE, 2: Status.UNBOUNDED, 3: Status.ITERATION_LIMIT,
-               4: Status.ERROR, 5: Status.INTERRUPTED}
+_CLP_STATUS = {
+    0: Status.OPTIMAL,
+    1: Status.INFEASIBLE,
+    2: Status.UNBOUNDED,
+    3: Status.ITERATION_LIMIT,
+    4: Status.ERROR,
+    5: Status.INTERRUPTED,
+}
 
 
 def _clp(problem, verbose):
@@ -34,10 +41,14 @@ def _clp(problem, verbose):
     sign = -1.0 if problem.maximize else 1.0  # CLP minimises
     s = CyClpSimplex()
     s.logLevel = 1 if verbose else 0
-    s.loadProblem(CyCoinPackedMatrix(True, rows, cols, vals),
-                  np.asarray(problem.col_lower, np.float64), np.asarray(problem.col_upper, np.float64),
-                  sign * np.asarray(problem.c, np.float64),
-                  np.asarray(problem.row_lower, np.float64), np.asarray(problem.row_upper, np.float64))
+    s.loadProblem(
+        CyCoinPackedMatrix(True, rows, cols, vals),
+        np.asarray(problem.col_lower, np.float64),
+        np.asarray(problem.col_upper, np.float64),
+        sign * np.asarray(problem.c, np.float64),
+        np.asarray(problem.row_lower, np.float64),
+        np.asarray(problem.row_upper, np.float64),
+    )
     return s, sign
 
 
@@ -57,9 +68,16 @@ def solve_cylp(problem, verbose=False, options=None) -> Solution:
         objective = sign * float(s.objectiveValue)
         duals = sign * np.asarray(s.dualConstraintSolution, dtype=float)
     t2 = time.perf_counter()
-    return Solution(status=status, objective=objective, x=x, row_duals=duals, backend="cylp", method="clp",
-                    seconds={"build": t1 - t0, "transfer": 0.0, "solve": t2 - t1},
-                    message=f"CLP status {code}: {s.getStatusString()}")
+    return Solution(
+        status=status,
+        objective=objective,
+        x=x,
+        row_duals=duals,
+        backend="cylp",
+        method="clp",
+        seconds={"build": t1 - t0, "transfer": 0.0, "solve": t2 - t1},
+        message=f"CLP status {code}: {s.getStatusString()}",
+    )
 
 
 @register

@@ -14,14 +14,15 @@ Variable values are loaded into the model's own variables; the returned
 An untransformed disjunction is silently ignored by Pyomo's solver interfaces, which then
 report a wrong "optimal"; the transformed model is checked for leftovers before solving.
 """
+
 from __future__ import annotations
 
 import re
 import time
 
 import pyomo.environ as pyo
-from pyomo.gdp import Disjunct, Disjunction
 from pyomo.core.expr.visitor import identify_variables
+from pyomo.gdp import Disjunct, Disjunction
 from pyomo.repn import generate_standard_repn
 
 from ..models.errors import SolverError
@@ -79,8 +80,13 @@ def active_disjuncts(model) -> list[str]:
     return out
 
 
-def solve_disjunctive(model: pyo.ConcreteModel, backend: str = "highs", indicators: str | None = None,
-                      time_limit: float | None = None, verbose: bool = False) -> Solution:
+def solve_disjunctive(
+    model: pyo.ConcreteModel,
+    backend: str = "highs",
+    indicators: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+) -> Solution:
     """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend``.
 
     Returns the backend's :class:`~equilibria.solvers.Solution`; the variable values are
@@ -92,11 +98,18 @@ def solve_disjunctive(model: pyo.ConcreteModel, backend: str = "highs", indicato
     return get_backend(backend).solve_model(model, indicators=indicators, time_limit=time_limit, verbose=verbose)
 
 
-_SCIP_STATUS = {"optimal": Status.OPTIMAL, "infeasible": Status.INFEASIBLE, "unbounded": Status.UNBOUNDED,
-                "inforunbd": Status.INFEASIBLE_OR_UNBOUNDED, "timelimit": Status.TIME_LIMIT,
-                "nodelimit": Status.NODE_LIMIT, "totalnodelimit": Status.NODE_LIMIT,
-                "sollimit": Status.SOLUTION_LIMIT, "bestsollimit": Status.SOLUTION_LIMIT,
-                "userinterrupt": Status.INTERRUPTED}
+_SCIP_STATUS = {
+    "optimal": Status.OPTIMAL,
+    "infeasible": Status.INFEASIBLE,
+    "unbounded": Status.UNBOUNDED,
+    "inforunbd": Status.INFEASIBLE_OR_UNBOUNDED,
+    "timelimit": Status.TIME_LIMIT,
+    "nodelimit": Status.NODE_LIMIT,
+    "totalnodelimit": Status.NODE_LIMIT,
+    "sollimit": Status.SOLUTION_LIMIT,
+    "bestsollimit": Status.SOLUTION_LIMIT,
+    "userinterrupt": Status.INTERRUPTED,
+}
 
 
 def solve_native_scip(model: pyo.ConcreteModel, time_limit=None, verbose=False, options=None) -> Solution:
@@ -121,9 +134,18 @@ def solve_native_scip(model: pyo.ConcreteModel, time_limit=None, verbose=False, 
                 v.set_value(scip.getSolVal(sol, svar[id(v)]), skip_validation=True)
         active = [name for name, z in binary.items() if scip.getSolVal(sol, z) > 0.5]
         objective = float(scip.getSolObjVal(sol))
-    return Solution(status=status, objective=objective, x=None, row_duals=None, backend="scip",
-                    method="branch-and-bound", seconds={"build": t1 - t0, "solve": t2 - t1}, message=st,
-                    active_disjuncts=active, indicators="native")
+    return Solution(
+        status=status,
+        objective=objective,
+        x=None,
+        row_duals=None,
+        backend="scip",
+        method="branch-and-bound",
+        seconds={"build": t1 - t0, "solve": t2 - t1},
+        message=st,
+        active_disjuncts=active,
+        indicators="native",
+    )
 
 
 def _plain(name: str) -> str:
@@ -150,6 +172,7 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False):
         # a disjunct's indicator is the paper's binary z: binary whatever its domain says
         vtype = "B" if (v.is_binary() or v.parent_block().ctype is Disjunct) else ("I" if v.is_integer() else "C")
         svar[id(v)] = scip.addVar(name=_plain(v.name), vtype=vtype, lb=v.lb, ub=v.ub)
+
     def linear(expr):
         repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
         if not repn.is_linear():
@@ -219,5 +242,15 @@ def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bi
     return str(path)
 
 
-__all__ = ["INDICATOR_MODES", "active_disjuncts", "build_native_scip", "copy_values", "default_indicators",
-           "has_disjunctions", "solve_disjunctive", "solve_native_scip", "transformed", "write_disjunctive"]
+__all__ = [
+    "INDICATOR_MODES",
+    "active_disjuncts",
+    "build_native_scip",
+    "copy_values",
+    "default_indicators",
+    "has_disjunctions",
+    "solve_disjunctive",
+    "solve_native_scip",
+    "transformed",
+    "write_disjunctive",
+]

@@ -4,6 +4,7 @@ The matrix goes in as one ``addMVar`` and one ``addMConstr`` per sense (scipy sp
 so no Python object is made per nonzero. The license bundled with the pip package solves
 models of up to 2000 variables and 2000 constraints; a full license lifts that.
 """
+
 from __future__ import annotations
 
 import time
@@ -15,9 +16,18 @@ from .base import Backend, Capabilities, Solution, Status, is_mip, register
 
 #: gurobipy GRB.Status codes -> Status
 _STATUS = {
-    2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
-    7: Status.ITERATION_LIMIT, 8: Status.NODE_LIMIT, 9: Status.TIME_LIMIT, 10: Status.SOLUTION_LIMIT,
-    11: Status.INTERRUPTED, 12: Status.ERROR, 15: Status.OBJECTIVE_TARGET, 16: Status.TIME_LIMIT,
+    2: Status.OPTIMAL,
+    3: Status.INFEASIBLE,
+    4: Status.INFEASIBLE_OR_UNBOUNDED,
+    5: Status.UNBOUNDED,
+    7: Status.ITERATION_LIMIT,
+    8: Status.NODE_LIMIT,
+    9: Status.TIME_LIMIT,
+    10: Status.SOLUTION_LIMIT,
+    11: Status.INTERRUPTED,
+    12: Status.ERROR,
+    15: Status.OBJECTIVE_TARGET,
+    16: Status.TIME_LIMIT,
 }
 
 #: Size the pip-bundled restricted license admits (variables, constraints).
@@ -52,7 +62,9 @@ def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=N
         t1 = time.perf_counter()
         lb = np.where(np.isinf(problem.col_lower), -gp.GRB.INFINITY, problem.col_lower)
         ub = np.where(np.isinf(problem.col_upper), gp.GRB.INFINITY, problem.col_upper)
-        vtype = np.where(problem.integrality, gp.GRB.INTEGER, gp.GRB.CONTINUOUS) if is_mip(problem) else gp.GRB.CONTINUOUS
+        vtype = (
+            np.where(problem.integrality, gp.GRB.INTEGER, gp.GRB.CONTINUOUS) if is_mip(problem) else gp.GRB.CONTINUOUS
+        )
         x = m.addMVar(problem.num_cols, lb=lb, ub=ub, obj=np.asarray(problem.c, float), vtype=vtype)
         m.ModelSense = gp.GRB.MAXIMIZE if problem.maximize else gp.GRB.MINIMIZE
         parts = {}
@@ -72,9 +84,11 @@ def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=N
             m.optimize()
         except gp.GurobiError as exc:
             if "size-limited" in str(exc):
-                raise SolverError(f"backend 'gurobi': {exc} (this problem has {problem.num_rows} rows and "
-                                  f"{problem.num_cols} columns; the pip license admits "
-                                  f"{RESTRICTED[0]} of each)") from exc
+                raise SolverError(
+                    f"backend 'gurobi': {exc} (this problem has {problem.num_rows} rows and "
+                    f"{problem.num_cols} columns; the pip license admits "
+                    f"{RESTRICTED[0]} of each)"
+                ) from exc
             raise SolverError(f"backend 'gurobi': {exc}") from exc
         t3 = time.perf_counter()
         status = _STATUS.get(m.Status, Status.UNKNOWN)
@@ -88,10 +102,17 @@ def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=N
                 duals = np.zeros(problem.num_rows)
                 for rows, constrs in parts.values():
                     duals[rows] += np.asarray(constrs.Pi)
-        return Solution(status=status, objective=objective, x=values, row_duals=duals, backend="gurobi",
-                        method=method or ("branch-and-cut" if is_mip(problem) else "auto"),
-                        seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
-                        dual_objective=dual_objective, message=f"status {m.Status}")
+        return Solution(
+            status=status,
+            objective=objective,
+            x=values,
+            row_duals=duals,
+            backend="gurobi",
+            method=method or ("branch-and-cut" if is_mip(problem) else "auto"),
+            seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
+            dual_objective=dual_objective,
+            message=f"status {m.Status}",
+        )
     finally:
         env.dispose()
 
@@ -104,8 +125,9 @@ class GurobiBackend(Backend):
     name = "gurobi"
     module = "gurobipy"
     install = "equilibria[gurobi]"
-    capabilities = Capabilities(lp=True, milp=True, sos1=True, sos2=True, bilinear=True, duals=True,
-                                time_limit=True, warm_start=True)
+    capabilities = Capabilities(
+        lp=True, milp=True, sos1=True, sos2=True, bilinear=True, duals=True, time_limit=True, warm_start=True
+    )
     methods = tuple(METHODS)
     pyomo_solver = "gurobi_direct"
     license_limit = "2000 variables and 2000 constraints (pip license)"
@@ -114,5 +136,6 @@ class GurobiBackend(Backend):
         return cols <= RESTRICTED[0] and rows <= RESTRICTED[1]
 
     def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
-        return solve_gurobi(problem, method=method, time_limit=time_limit, verbose=verbose, options=options,
-                            warm_start=warm_start)
+        return solve_gurobi(
+            problem, method=method, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start
+        )

@@ -3,6 +3,7 @@
 highspy is imported when a function here first needs it, so that registering the backend
 (and listing backends) costs nothing.
 """
+
 from __future__ import annotations
 
 import os
@@ -10,6 +11,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,11 +40,14 @@ _STATUS = {
 
 #: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
 #: to finish: IPX wins on Leduc-like LPs, simplex on Liar's dice and G_n (benchmarks/).
+if TYPE_CHECKING:
+    import highspy
+
 METHODS = ("concurrent", "choose", "simplex", "ipm", "ipx", "hipo", "pdlp")
 CONCURRENT = ("simplex", "ipx")
 
 
-def to_highs_lp(problem, names: bool = False) -> "highspy.HighsLp":
+def to_highs_lp(problem, names: bool = False) -> highspy.HighsLp:
     """The problem as a HighsLp (column-wise matrix); row/column names when asked."""
     import highspy
 
@@ -82,15 +87,25 @@ def _arrays(problem) -> tuple:
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
     i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731
     return (
-        problem.num_cols, problem.num_rows, int(A.nnz), 1,  # 1: column-wise
-        -1 if problem.maximize else 1, 0.0,
-        f64(problem.c), f64(problem.col_lower), f64(problem.col_upper),
-        f64(problem.row_lower), f64(problem.row_upper),
-        i32(A.indptr), i32(A.indices), f64(A.data), integrality,
+        problem.num_cols,
+        problem.num_rows,
+        int(A.nnz),
+        1,  # 1: column-wise
+        -1 if problem.maximize else 1,
+        0.0,
+        f64(problem.c),
+        f64(problem.col_lower),
+        f64(problem.col_upper),
+        f64(problem.row_lower),
+        f64(problem.row_upper),
+        i32(A.indptr),
+        i32(A.indices),
+        f64(A.data),
+        integrality,
     )
 
 
-def _new_highs(verbose: bool) -> "highspy.Highs":
+def _new_highs(verbose: bool) -> highspy.Highs:
     import highspy
 
     h = highspy.Highs()
@@ -98,7 +113,7 @@ def _new_highs(verbose: bool) -> "highspy.Highs":
     return h
 
 
-def _configured(verbose, method, time_limit, options) -> "highspy.Highs":
+def _configured(verbose, method, time_limit, options) -> highspy.Highs:
     import highspy
 
     h = _new_highs(verbose)
@@ -112,7 +127,7 @@ def _configured(verbose, method, time_limit, options) -> "highspy.Highs":
     return h
 
 
-def _race(arrays, verbose, time_limit, options) -> tuple["highspy.Highs", str, float]:
+def _race(arrays, verbose, time_limit, options) -> tuple[highspy.Highs, str, float]:
     """Run simplex and IPX side by side; return the first to finish and cancel the other."""
     solvers = {}
     for method in CONCURRENT:
@@ -143,8 +158,7 @@ def _race(arrays, verbose, time_limit, options) -> tuple["highspy.Highs", str, f
     return solvers[winner], winner, transfer_done
 
 
-def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None,
-                warm_start=None) -> Solution:
+def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None, warm_start=None) -> Solution:
     """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent`` for
     LPs). Returns the Solution; ``warm_start`` (column values) seeds the MIP search or
     the simplex."""
@@ -207,8 +221,9 @@ class HighsBackend(Backend):
     methods = METHODS
 
     def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
-        return solve_highs(problem, method=method, time_limit=time_limit, verbose=verbose,
-                           options=options, warm_start=warm_start)
+        return solve_highs(
+            problem, method=method, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start
+        )
 
 
 def write_with_highs(problem, path, file_format: str | None = None) -> None:

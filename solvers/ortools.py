@@ -1,11 +1,13 @@
 """Google OR-Tools through its ``model_builder`` API (``pip install equilibria[ortools]``).
 
 The problem reaches OR-Tools as an MPS file written by HiGHS (C-level write and read, no
-Python object per nonzero), read by a child process (see :func:`solve_ortools` for why). ``method`` picks the solver OR-Tools wraps: ``glop`` (its
+Python object per nonzero), read by a child process (see :func:`solve_ortools` for why).
+``method`` picks the solver OR-Tools wraps: ``glop`` (its
 simplex; the LP default), ``pdlp`` (first-order primal-dual, Applegate et al., "Practical
 large-scale linear programming using primal-dual hybrid gradient", 2021), ``scip`` (the
 MILP default) or ``cp_sat`` (integer programs with integer data).
 """
+
 from __future__ import annotations
 
 import os
@@ -48,8 +50,12 @@ def _worker(path: str, method: str, time_limit: float | None, verbose: bool, par
         solver.set_solver_specific_parameters("\n".join(filter(None, [parameters, "use_preprocessing: false"])))
         result = solver.solve(model)
     seconds = time.perf_counter() - t0
-    data = {"result": int(result.value), "name": result.name, "message": solver.status_string or result.name,
-            "seconds": seconds}
+    data = {
+        "result": int(result.value),
+        "name": result.name,
+        "message": solver.status_string or result.name,
+        "seconds": seconds,
+    }
     if result in (S.OPTIMAL, S.FEASIBLE):
         data["x"] = solver.values(model.get_variables()).to_numpy(dtype=float)
         data["objective"] = float(solver.objective_value)
@@ -60,9 +66,15 @@ def _worker(path: str, method: str, time_limit: float | None, verbose: bool, par
 
 
 #: OR-Tools SolveStatus name -> Status
-_STATUS = {"OPTIMAL": Status.OPTIMAL, "INFEASIBLE": Status.INFEASIBLE, "UNBOUNDED": Status.UNBOUNDED,
-           "CANCELLED_BY_USER": Status.INTERRUPTED, "ABNORMAL": Status.ERROR, "MODEL_INVALID": Status.ERROR,
-           "INVALID_SOLVER_PARAMETERS": Status.ERROR}
+_STATUS = {
+    "OPTIMAL": Status.OPTIMAL,
+    "INFEASIBLE": Status.INFEASIBLE,
+    "UNBOUNDED": Status.UNBOUNDED,
+    "CANCELLED_BY_USER": Status.INTERRUPTED,
+    "ABNORMAL": Status.ERROR,
+    "MODEL_INVALID": Status.ERROR,
+    "INVALID_SOLVER_PARAMETERS": Status.ERROR,
+}
 
 
 def solve_ortools(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
@@ -79,8 +91,10 @@ def solve_ortools(problem, method=None, time_limit=None, verbose=False, options=
     mip = is_mip(problem)
     method = method or ("scip" if mip else "glop")
     if mip and method in LP_ONLY:
-        raise SolverError(f"backend 'ortools' method '{method}' solves LPs only: it lacks the capability "
-                          "'milp'; use method 'scip' or 'cp_sat'")
+        raise SolverError(
+            f"backend 'ortools' method '{method}' solves LPs only: it lacks the capability "
+            "'milp'; use method 'scip' or 'cp_sat'"
+        )
     parameters = "\n".join(f"{k}: {v}" for k, v in (options or {}).items())
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,11 +118,17 @@ def solve_ortools(problem, method=None, time_limit=None, verbose=False, options=
     x = got.get("x")
     objective = float(got["objective"]) if "objective" in got else None
     solve_seconds = float(got["seconds"])
-    return Solution(status=status, objective=objective, x=x, row_duals=got.get("duals"), backend="ortools",
-                    method=method,
-                    seconds={"build": t1 - t0, "transfer": t2 - t1 - solve_seconds, "solve": solve_seconds},
-                    dual_objective=float(got["bound"]) if mip and "bound" in got else None,
-                    message=str(got["message"]))
+    return Solution(
+        status=status,
+        objective=objective,
+        x=x,
+        row_duals=got.get("duals"),
+        backend="ortools",
+        method=method,
+        seconds={"build": t1 - t0, "transfer": t2 - t1 - solve_seconds, "solve": solve_seconds},
+        dual_objective=float(got["bound"]) if mip and "bound" in got else None,
+        message=str(got["message"]),
+    )
 
 
 @register

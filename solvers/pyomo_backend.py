@@ -3,6 +3,7 @@
 A LinearProgram is given to the solver as the model made by ``problem.to_pyomo(expanded=True)``;
 a Pyomo model is handed over as it is, and the solver interface loads the values into it.
 """
+
 from __future__ import annotations
 
 import time
@@ -32,11 +33,18 @@ _STATUS = {
 
 #: Name of the time-limit option of the Pyomo interfaces whose spelling is known.
 TIME_LIMIT_OPTION = {
-    "highs": "time_limit", "appsi_highs": "time_limit",
-    "scip_direct": "limits/time", "scip_persistent": "limits/time", "scip": "limits/time",
-    "gurobi": "TimeLimit", "gurobi_direct": "TimeLimit", "gurobi_persistent": "TimeLimit",
-    "cplex": "timelimit", "cplex_direct": "timelimit",
-    "glpk": "tmlim", "cbc": "sec",
+    "highs": "time_limit",
+    "appsi_highs": "time_limit",
+    "scip_direct": "limits/time",
+    "scip_persistent": "limits/time",
+    "scip": "limits/time",
+    "gurobi": "TimeLimit",
+    "gurobi_direct": "TimeLimit",
+    "gurobi_persistent": "TimeLimit",
+    "cplex": "timelimit",
+    "cplex_direct": "timelimit",
+    "glpk": "tmlim",
+    "cbc": "sec",
 }
 
 _LP_MILP = dict(lp=True, milp=True)
@@ -55,8 +63,9 @@ KNOWN = {
 }
 
 
-def solve_with_solver_factory(model, name: str, *, time_limit=None, verbose=False, options=None,
-                              duals: bool = False) -> Solution:
+def solve_with_solver_factory(
+    model, name: str, *, time_limit=None, verbose=False, options=None, duals: bool = False
+) -> Solution:
     """Solve the Pyomo ``model`` with ``SolverFactory(name)`` and load the values into it.
 
     Returns a Solution without ``x`` (the values live in the model); with ``duals`` a
@@ -67,8 +76,10 @@ def solve_with_solver_factory(model, name: str, *, time_limit=None, verbose=Fals
     opt = pyo.SolverFactory(name)
     if time_limit is not None:
         if name not in TIME_LIMIT_OPTION:
-            raise SolverError(f"backend 'pyomo:{name}' cannot stop at a time limit: "
-                              "it lacks the capability 'time_limit' (its option name is not known)")
+            raise SolverError(
+                f"backend 'pyomo:{name}' cannot stop at a time limit: "
+                "it lacks the capability 'time_limit' (its option name is not known)"
+            )
         opt.options[TIME_LIMIT_OPTION[name]] = time_limit
     for key, value in (options or {}).items():
         opt.options[key] = value
@@ -97,8 +108,15 @@ def solve_with_solver_factory(model, name: str, *, time_limit=None, verbose=Fals
             objective = float(pyo.value(objs[0])) if objs else 0.0
         except (ValueError, TypeError, AttributeError):
             objective = None
-    return Solution(status=status, objective=objective, x=None, row_duals=None, backend=f"pyomo:{name}",
-                    seconds={"build": 0.0, "transfer": 0.0, "solve": t1 - t0}, message=term)
+    return Solution(
+        status=status,
+        objective=objective,
+        x=None,
+        row_duals=None,
+        backend=f"pyomo:{name}",
+        seconds={"build": 0.0, "transfer": 0.0, "solve": t1 - t0},
+        message=term,
+    )
 
 
 class PyomoBackend(Backend):
@@ -127,8 +145,9 @@ class PyomoBackend(Backend):
         model = problem.to_pyomo(expanded=True)
         t1 = time.perf_counter()
         want_duals = self.capabilities.duals and not is_mip(problem)
-        sol = solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose,
-                                        options=options, duals=want_duals)
+        sol = solve_with_solver_factory(
+            model, self.solver, time_limit=time_limit, verbose=verbose, options=options, duals=want_duals
+        )
         if sol.objective is not None:
             x = problem.pyomo_values(model)
             if np.any(np.isnan(x)):
@@ -154,8 +173,7 @@ class PyomoBackend(Backend):
                 self.refuse(f"sos{con.level}", f"solve a model with SOS{con.level} constraints")
         if not self.capabilities.bilinear and not _linear(model):
             self.refuse("bilinear", "solve a model with products of variables")
-        return solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose,
-                                         options=options)
+        return solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose, options=options)
 
 
 def _linear(model) -> bool:
@@ -178,8 +196,20 @@ def _linear(model) -> bool:
 
 #: Pyomo solver names probed when listing what is available.
 PYOMO_CANDIDATES = (
-    "highs", "appsi_highs", "scip_direct", "scip_persistent", "glpk", "cbc", "clp",
-    "cplex", "cplex_direct", "gurobi", "gurobi_direct", "xpress", "xpress_direct", "scip",
+    "highs",
+    "appsi_highs",
+    "scip_direct",
+    "scip_persistent",
+    "glpk",
+    "cbc",
+    "clp",
+    "cplex",
+    "cplex_direct",
+    "gurobi",
+    "gurobi_direct",
+    "xpress",
+    "xpress_direct",
+    "scip",
 )
 
 _found: list[str] | None = None

@@ -2,6 +2,7 @@
 C-level write and read instead of a Python call per row); Pyomo models with SOS constraints
 or products of variables go through Pyomo's ``scip_direct``, and disjunctions can become
 SCIP's own indicator constraints."""
+
 from __future__ import annotations
 
 import os
@@ -101,8 +102,17 @@ class ScipBackend(Backend):
     name = "scip"
     module = "pyscipopt"
     install = "pyscipopt"
-    capabilities = Capabilities(lp=True, milp=True, sos1=True, sos2=True, indicators=True, bilinear=True,
-                                duals=True, time_limit=True, warm_start=True)
+    capabilities = Capabilities(
+        lp=True,
+        milp=True,
+        sos1=True,
+        sos2=True,
+        indicators=True,
+        bilinear=True,
+        duals=True,
+        time_limit=True,
+        warm_start=True,
+    )
     pyomo_solver = "scip_direct"
 
     def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:

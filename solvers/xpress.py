@@ -4,6 +4,7 @@ The matrix is loaded column-wise in one ``loadLP`` call. Without a license file 
 runs under its Community license, which admits problems of at most 5000 rows and columns
 together; a full license (``XPAUTH_PATH``) lifts that.
 """
+
 from __future__ import annotations
 
 import time
@@ -61,11 +62,23 @@ def solve_xpress(problem, method=None, time_limit=None, verbose=False, options=N
     p.setControl("outputlog", 1 if verbose else 0)
     t1 = time.perf_counter()
     try:
-        p.loadLP(problem.name or "lp", kind, rhs, rng, np.asarray(problem.c, float),
-                 A.indptr.astype(np.int64), None, A.indices.astype(np.int64), A.data, col_lo, col_hi)
+        p.loadLP(
+            problem.name or "lp",
+            kind,
+            rhs,
+            rng,
+            np.asarray(problem.c, float),
+            A.indptr.astype(np.int64),
+            None,
+            A.indices.astype(np.int64),
+            A.data,
+            col_lo,
+            col_hi,
+        )
     except xp.SolverError as exc:
-        raise SolverError(f"backend 'xpress': {exc} (this problem has {problem.num_rows} rows and "
-                          f"{problem.num_cols} columns)") from exc
+        raise SolverError(
+            f"backend 'xpress': {exc} (this problem has {problem.num_rows} rows and {problem.num_cols} columns)"
+        ) from exc
     if is_mip(problem):
         cols = np.flatnonzero(problem.integrality)
         p.chgColType(cols.tolist(), ["I"] * cols.size)
@@ -83,9 +96,18 @@ def solve_xpress(problem, method=None, time_limit=None, verbose=False, options=N
     stop = int(p.attributes.stopstatus)
     status = {1: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.UNBOUNDED}.get(sol_status, Status.UNKNOWN)
     if status == Status.UNKNOWN or (status == Status.OPTIMAL and is_mip(problem) and stop not in (0, 10)):
-        status = {1: Status.TIME_LIMIT, 2: Status.INTERRUPTED, 3: Status.NODE_LIMIT, 4: Status.ITERATION_LIMIT,
-                  6: Status.SOLUTION_LIMIT, 7: Status.ERROR, 8: Status.ERROR, 9: Status.INTERRUPTED,
-                  13: Status.ERROR, 14: Status.TIME_LIMIT}.get(stop, status)
+        status = {
+            1: Status.TIME_LIMIT,
+            2: Status.INTERRUPTED,
+            3: Status.NODE_LIMIT,
+            4: Status.ITERATION_LIMIT,
+            6: Status.SOLUTION_LIMIT,
+            7: Status.ERROR,
+            8: Status.ERROR,
+            9: Status.INTERRUPTED,
+            13: Status.ERROR,
+            14: Status.TIME_LIMIT,
+        }.get(stop, status)
     x = duals = objective = None
     if sol_status in (1, 2):
         x = np.asarray(p.getSolution(), dtype=float)
@@ -93,10 +115,17 @@ def solve_xpress(problem, method=None, time_limit=None, verbose=False, options=N
         if not is_mip(problem) and sol_status == 1:
             duals = np.asarray(p.getDuals(), dtype=float)
     dual_objective = float(p.attributes.bestbound) if is_mip(problem) and x is not None else None
-    return Solution(status=status, objective=objective, x=x, row_duals=duals, backend="xpress",
-                    method=method or ("branch-and-bound" if is_mip(problem) else "auto"),
-                    seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
-                    dual_objective=dual_objective, message=f"solstatus {sol_status}, stopstatus {stop}")
+    return Solution(
+        status=status,
+        objective=objective,
+        x=x,
+        row_duals=duals,
+        backend="xpress",
+        method=method or ("branch-and-bound" if is_mip(problem) else "auto"),
+        seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
+        dual_objective=dual_objective,
+        message=f"solstatus {sol_status}, stopstatus {stop}",
+    )
 
 
 @register

@@ -1,4 +1,5 @@
 """Shared fixtures: games are generated once per session."""
+
 import pytest
 
 import equilibria

@@ -3,6 +3,7 @@
 Information sets are formed by an observation bucket plus the player's own history, so
 recall is perfect by construction while several nodes share an information set.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Anytime solves: certified bounds, a target exploitability and a time limit."""
+
 import pytest
 
 import equilibria

@@ -1,6 +1,7 @@
 """Conformance of every registered backend: the same programs, the same answers, the same
 status words, and refusals that name the missing capability. Real solvers only; a backend
 whose package is absent, or whose free license does not admit a program, is skipped."""
+
 import itertools
 
 import numpy as np
@@ -12,8 +13,19 @@ from equilibria.formulations import sequence_form_lp
 from equilibria.formulations.linear_program import Block, LinearProgram
 from equilibria.models.errors import SolverError
 from equilibria.models.sequence import SequenceForm
-from equilibria.solvers import (PYOMO_CANDIDATES, Backend, Capabilities, Solution, Status, available_backends,
-                                get_backend, register, registered, solve, solve_model)
+from equilibria.solvers import (
+    PYOMO_CANDIDATES,
+    Backend,
+    Capabilities,
+    Solution,
+    Status,
+    available_backends,
+    get_backend,
+    register,
+    registered,
+    solve,
+    solve_model,
+)
 
 KUHN = -1 / 18
 LEDUC = -0.085606424078  # published value of Leduc hold'em for player 1
@@ -32,11 +44,19 @@ def backend_or_skip(name: str, rows: int = 0, cols: int = 0) -> Backend:
 def lp(name, c, A, lo, hi, col_lo, col_hi, maximize=False, integer=None) -> LinearProgram:
     A = sp.csc_matrix(np.asarray(A, dtype=float))
     m, n = A.shape
-    return LinearProgram(name=name, c=np.asarray(c, float), A=A, row_lower=np.asarray(lo, float),
-                         row_upper=np.asarray(hi, float), col_lower=np.asarray(col_lo, float),
-                         col_upper=np.asarray(col_hi, float), maximize=maximize,
-                         col_blocks=[Block("x", 0, n)], row_blocks=[Block("row", 0, m)],
-                         integrality=None if integer is None else np.asarray(integer, bool))
+    return LinearProgram(
+        name=name,
+        c=np.asarray(c, float),
+        A=A,
+        row_lower=np.asarray(lo, float),
+        row_upper=np.asarray(hi, float),
+        col_lower=np.asarray(col_lo, float),
+        col_upper=np.asarray(col_hi, float),
+        maximize=maximize,
+        col_blocks=[Block("x", 0, n)],
+        row_blocks=[Block("row", 0, m)],
+        integrality=None if integer is None else np.asarray(integer, bool),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +102,17 @@ def knapsack_optimum() -> float:
 @pytest.mark.parametrize("name", NAMES)
 def test_knapsack_milp(name):
     n = len(KNAPSACK_VALUE)
-    problem = lp("knapsack", KNAPSACK_VALUE, [KNAPSACK_WEIGHT], [-np.inf], [KNAPSACK_CAPACITY],
-                 np.zeros(n), np.ones(n), maximize=True, integer=np.ones(n))
+    problem = lp(
+        "knapsack",
+        KNAPSACK_VALUE,
+        [KNAPSACK_WEIGHT],
+        [-np.inf],
+        [KNAPSACK_CAPACITY],
+        np.zeros(n),
+        np.ones(n),
+        maximize=True,
+        integer=np.ones(n),
+    )
     backend = backend_or_skip(name, 1, n)
     if not backend.capabilities.milp:
         with pytest.raises(SolverError, match=f"'{name}'.*'milp'"):
@@ -250,8 +279,17 @@ def test_time_limit_honoured(name, kuhn_lp):
 
 
 def test_duals_of_a_mip_are_refused():
-    problem = lp("knapsack", KNAPSACK_VALUE, [KNAPSACK_WEIGHT], [-np.inf], [KNAPSACK_CAPACITY],
-                 np.zeros(6), np.ones(6), maximize=True, integer=np.ones(6))
+    problem = lp(
+        "knapsack",
+        KNAPSACK_VALUE,
+        [KNAPSACK_WEIGHT],
+        [-np.inf],
+        [KNAPSACK_CAPACITY],
+        np.zeros(6),
+        np.ones(6),
+        maximize=True,
+        integer=np.ones(6),
+    )
     with pytest.raises(SolverError, match="'highs'.*'duals'"):
         get_backend("highs").solve_lp(problem, duals=True)
 
@@ -309,8 +347,10 @@ def test_registry_imports_no_solver_package():
     import subprocess
     import sys
 
-    code = ("import sys, equilibria.solvers as s; s.registered(); [b.is_available() for b in s.registered().values()]; "
-            "print(sorted(m for m in ('highspy','pyscipopt','gurobipy','xpress','ortools','cylp','pyomo') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, equilibria.solvers as s; s.registered(); [b.is_available() for b in s.registered().values()]; "
+        "print(sorted(m for m in ('highspy','pyscipopt','gurobipy','xpress','ortools','cylp','pyomo') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

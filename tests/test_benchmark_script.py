@@ -1,4 +1,5 @@
 """The benchmark script runs on a tiny game and writes its CSV (timings are not asserted)."""
+
 import csv
 import subprocess
 import sys
@@ -10,9 +11,23 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_benchmark_runs_on_kuhn_and_writes_csv(tmp_path):
     out = tmp_path / "bench.csv"
     res = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--games", "kuhn", "--tools", "equilibria,gambit",
-         "--time-limit", "120", "--out", str(out), "--plot", ""],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--games",
+            "kuhn",
+            "--tools",
+            "equilibria,gambit",
+            "--time-limit",
+            "120",
+            "--out",
+            str(out),
+            "--plot",
+            "",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert res.returncode == 0, res.stderr
     rows = list(csv.DictReader(out.open()))
@@ -29,7 +44,9 @@ def test_pyomo_build_benchmark_runs_on_kuhn_and_its_route_keeps_the_value(tmp_pa
     out = tmp_path / "pyomo.csv"
     res = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "pyomo_build.py"), "--games", "kuhn", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert res.returncode == 0, res.stderr
     rows = list(csv.DictReader(out.open()))

@@ -1,4 +1,5 @@
 """Gambit .efg reading and writing, validation errors, and pygambit as an oracle."""
+
 from fractions import Fraction
 from pathlib import Path
 
@@ -58,7 +59,11 @@ def test_round_trip_of_generated_games(leduc):
 @pytest.mark.parametrize(
     "text, line, words",
     [
-        ('EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n', 5, "payoffs"),
+        (
+            'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n',
+            5,
+            "payoffs",
+        ),
         ('EFG 2 R "x" { "A" "B" }\n""\np "" 3 1 "i" { "a" } 0\nt "" 1 "o" { 1 -1 }\n', 3, "player 3"),
         ('EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\n', 4, "ends"),
         ('EFG 2 R "x" { "A" "B" }\n""\nq "" 1 1 "i" { "a" } 0\n', 3, "node type"),
@@ -101,10 +106,17 @@ def test_builder_rejects_one_infoset_for_two_players():
     bad_player[node] = 0
     with pytest.raises(GameError, match="information set 1 'B'.*one player"):
         equilibria.ExtensiveGame.from_arrays(
-            parent=g.parent, player=bad_player, infoset=g.infoset, action=g.action,
-            chance_prob=g.chance_prob, outcome=g.outcome, outcome_payoffs=g.outcome_payoffs,
-            infoset_player=g.infoset_player, infoset_num_actions=g.infoset_num_actions,
-            infoset_labels=g.infoset_labels, player_names=g.player_names,
+            parent=g.parent,
+            player=bad_player,
+            infoset=g.infoset,
+            action=g.action,
+            chance_prob=g.chance_prob,
+            outcome=g.outcome,
+            outcome_payoffs=g.outcome_payoffs,
+            infoset_player=g.infoset_player,
+            infoset_num_actions=g.infoset_num_actions,
+            infoset_labels=g.infoset_labels,
+            player_names=g.player_names,
         )
 
 

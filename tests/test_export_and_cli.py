@@ -1,4 +1,5 @@
 """MPS/LP export re-solves to the same value in HiGHS and SCIP; the CLI's output and errors."""
+
 import json
 import subprocess
 import sys
@@ -86,8 +87,13 @@ def test_info_counts_json():
 
 
 BAD_EFG = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1 -1 }\nt "" 2 "o2" { 1 }\n'
-GENERAL_SUM = 'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\np "" 2 1 "j" { "c" "d" } 0\nt "" 1 "o1" { 1, 2 }\nt "" 2 "o2" { 0, 0 }\nt "" 3 "o3" { 1, -1 }\n'
-BAD_PROBS = 'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt "" 1 "o" { 1, -1 }\nt "" 2 "o2" { -1, 1 }\n'
+GENERAL_SUM = (
+    'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\np "" 2 1 "j" { "c" "d" } 0\n'
+    't "" 1 "o1" { 1, 2 }\nt "" 2 "o2" { 0, 0 }\nt "" 3 "o3" { 1, -1 }\n'
+)
+BAD_PROBS = (
+    'EFG 2 R "x" { "A" "B" }\n""\nc "coin" 1 "" { "h" 1/2 "t" 1/3 } 0\nt "" 1 "o" { 1, -1 }\nt "" 2 "o2" { -1, 1 }\n'
+)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
-"""GameShrink on games with ordered signals (Gilpin and Sandholm, "Finding equilibria in large sequential games of imperfect information" (2006)): published sizes, values equal to the
+"""GameShrink on games with ordered signals (Gilpin and Sandholm, "Finding equilibria in
+large sequential games of imperfect information", 2006): published sizes, values equal to the
 unshrunk LP's, lifted strategies certified in the original game."""
+
 import json
 from itertools import combinations
 from math import comb
@@ -73,7 +75,7 @@ def test_three_card_hand_frequencies():
     # the standard counts of 3-card poker hands from a 52-card deck
     hands = np.array(list(combinations(range(52), 3)))
     strength = three_card(13, 4)(hands[:, 0], hands[:, 1:])
-    category = strength // 16 ** 3
+    category = strength // 16**3
     counts = np.bincount(category, minlength=6)
     # high card, pair, flush, straight, three of a kind, straight flush
     assert counts.tolist() == [16440, 3744, 1096, 720, 52, 48]

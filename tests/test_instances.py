@@ -1,4 +1,5 @@
 """Instance registry and the sizes the published games must have."""
+
 import numpy as np
 import pytest
 

@@ -4,6 +4,7 @@ The peers are the oracles: counts come from OpenSpiel's own state enumeration, v
 from published figures or from pygambit's solvers, exploitability and NashConv from
 OpenSpiel's best responses.
 """
+
 from fractions import Fraction
 from pathlib import Path
 
@@ -71,9 +72,7 @@ def openspiel_census(os_game):
     from OpenSpiel's own enumeration of all histories."""
     from open_spiel.python.algorithms import get_all_states
 
-    states = get_all_states.get_all_states(
-        os_game, depth_limit=-1, include_terminals=True, include_chance_states=True
-    )
+    states = get_all_states.get_all_states(os_game, depth_limit=-1, include_terminals=True, include_chance_states=True)
     infosets = [set() for _ in range(os_game.num_players())]
     actions = {}
     terminal = chance = 0
@@ -129,9 +128,7 @@ def test_probabilities_and_payoffs_follow_openspiel(name, openspiel_games):
             assert game.player[node] == p
             assert source.infoset_strings[k] == state.information_state_string(p)
             ids = source.actions_of(game, k).tolist()
-            assert [game.action_label(k, a) for a in range(len(ids))] == [
-                state.action_to_string(p, a) for a in ids
-            ]
+            assert [game.action_label(k, a) for a in range(len(ids))] == [state.action_to_string(p, a) for a in ids]
             for a, kid in zip(ids, kids):
                 walk(state.child(a), kid)
 
@@ -163,9 +160,7 @@ def _assert_exploitability_matches(name, openspiel_games):
     for label, behaviors in profiles.items():
         policy = to_tabular_policy(os_game, game, behaviors)
         ours = exploitability(sf, behaviors)
-        assert ours.exploitability == pytest.approx(
-            os_exploitability.exploitability(os_game, policy), abs=1e-9
-        ), label
+        assert ours.exploitability == pytest.approx(os_exploitability.exploitability(os_game, policy), abs=1e-9), label
         assert ours.nash_conv == pytest.approx(os_exploitability.nash_conv(os_game, policy), abs=1e-9), label
         for mine, back in zip(behaviors, from_tabular_policy(policy, game)):
             np.testing.assert_allclose(back, mine, atol=1e-15)

@@ -7,6 +7,7 @@ behaviour strategies of signal games convert both ways. Values are checked again
 published ones (Kuhn poker -1/18, Leduc hold'em -0.085606424078) or against the full
 game's sequence-form LP, which does not go through any lift.
 """
+
 import numpy as np
 import pytest
 
@@ -34,8 +35,9 @@ PREFIX_NAMES = ["1", "10", "11", "1x", "101", "110"]
 
 
 def prefix_leduc():
-    return ordered_poker("Leduc, prefix card names", 3, 2, 1.0, (2.0, 4.0), (2, 2),
-                         pair_or_high_card(3, 2), names=PREFIX_NAMES)
+    return ordered_poker(
+        "Leduc, prefix card names", 3, 2, 1.0, (2.0, 4.0), (2, 2), pair_or_high_card(3, 2), names=PREFIX_NAMES
+    )
 
 
 def test_prefix_card_names_really_are_ambiguous_in_labels():
@@ -54,12 +56,31 @@ def test_lossless_lift_with_prefix_card_names_keeps_leduc_value_and_is_exact():
     assert sol.exploitability <= 1e-9
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ordered_poker("Leduc 4x2, prefix names", 4, 2, 1.0, (2.0, 4.0), (2, 2), pair_or_high_card(4, 2),
-                          names=["1", "11", "111", "1111", "1:", "1|", "1-", "11|"]),
-    lambda: ordered_poker("Rhode Island 2x2, prefix names", 2, 2, 5.0, (10.0, 20.0, 20.0), (3, 3, 3),
-                          three_card(2, 2), names=["a", "a|", "a:", "a|a"]),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ordered_poker(
+            "Leduc 4x2, prefix names",
+            4,
+            2,
+            1.0,
+            (2.0, 4.0),
+            (2, 2),
+            pair_or_high_card(4, 2),
+            names=["1", "11", "111", "1111", "1:", "1|", "1-", "11|"],
+        ),
+        lambda: ordered_poker(
+            "Rhode Island 2x2, prefix names",
+            2,
+            2,
+            5.0,
+            (10.0, 20.0, 20.0),
+            (3, 3, 3),
+            three_card(2, 2),
+            names=["a", "a|", "a:", "a|a"],
+        ),
+    ],
+)
 def test_lifted_strategy_is_an_equilibrium_of_the_full_game(make):
     game = make()
     full = game.to_extensive()
@@ -82,17 +103,21 @@ def test_lift_plays_each_class_strategy_at_every_information_set_of_the_class():
     for ps in fg.sequence_form.players:
         b = np.ones(ps.num_sequences)
         for first, na in zip(ps.infoset_first_sequence, ps.infoset_num_actions):
-            b[first:first + na] = rng.dirichlet(np.ones(na))
+            b[first : first + na] = rng.dirichlet(np.ones(na))
         behaviors.append(b)
     lifted = lift_behavior(fg, behaviors, full, osf)
     # the lifted profile earns what the abstract profile earns (lossless abstraction)
     assert exploitability(osf, lifted).payoffs[0] == pytest.approx(
-        exploitability(fg.sequence_form, behaviors).payoffs[0], abs=1e-12)
+        exploitability(fg.sequence_form, behaviors).payoffs[0], abs=1e-12
+    )
     # suits are symmetric in Leduc: two information sets whose cards differ only by suit
     # get the same strategy; cards of different ranks never do at the first decision
     ps = osf.players[0]
     labels = {str(full.infoset_labels[g]): i for i, g in enumerate(ps.infoset_global)}
-    at = lambda lbl: lifted[0][ps.infoset_first_sequence[labels[lbl]] + np.arange(2)]
+
+    def at(lbl):
+        return lifted[0][ps.infoset_first_sequence[labels[lbl]] + np.arange(2)]
+
     np.testing.assert_array_equal(at("1:"), at("10:"))  # rank 0, both suits
     assert not np.array_equal(at("1:"), at("11:"))  # rank 0 vs rank 1
 
@@ -145,8 +170,14 @@ def awkward_kuhn() -> FiniteSignalGame:
     t.finish()
     third = np.full(3, 1.0 / 3.0)
     names = (("J", "J:", "Q|K-"), ("J", "J:c", "-:|"))
-    return FiniteSignalGame(t, pmf=(third, third), winner="higher", deal="without_replacement",
-                            names=names, title="Kuhn poker, awkward labels")
+    return FiniteSignalGame(
+        t,
+        pmf=(third, third),
+        winner="higher",
+        deal="without_replacement",
+        names=names,
+        title="Kuhn poker, awkward labels",
+    )
 
 
 def test_signal_game_labels_collide_but_lifting_does_not_care():
@@ -157,7 +188,7 @@ def test_signal_game_labels_collide_but_lifting_does_not_care():
     sol = solve_game(efg)
     assert sol.value == pytest.approx(KUHN_VALUE, abs=1e-9)
     sigmas = plans_from_behavior(fg, efg, sol.sequence_form, sol.behaviors)
-    for p, s in enumerate(sigmas):
+    for _p, s in enumerate(sigmas):
         np.testing.assert_allclose(s.sum(axis=1), 1.0, atol=1e-12)
     plan = fg.exploitability(sigmas)  # plan best responses: no extensive form involved
     assert plan["payoffs"][0] == pytest.approx(KUHN_VALUE, abs=1e-9)

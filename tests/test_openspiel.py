@@ -4,6 +4,7 @@ The two trees are walked in lock step (chance outcomes and legal actions in asce
 order), checking probabilities and payoffs on the way and mapping OpenSpiel's
 information-state strings to our information sets.
 """
+
 import numpy as np
 import pytest
 

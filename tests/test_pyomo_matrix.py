@@ -3,14 +3,15 @@
 Oracles: Kuhn poker's value -1/18 and Leduc's -0.085606424078 (published), reached through
 Pyomo's solver interfaces and through the LP/MPS files Pyomo writes, read back by HiGHS.
 """
+
 import pickle
 
 import highspy
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from equilibria.models.errors import SolverError
-import scipy.sparse as sp
 
 pyo = pytest.importorskip("pyomo.environ")
 

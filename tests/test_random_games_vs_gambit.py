@@ -6,6 +6,7 @@ probabilities) and a wrong value with it (about 1 game in 280 from this generato
 strategic-form LP and sequence-form LCP agree with us there). Such a result is no oracle: for those games
 the value is compared against Gambit's exact ``lcp_solve`` instead.
 """
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -34,8 +35,13 @@ def assert_value_matches_gambit(game, tmp_path):
 
 # derandomized: the same 100 games every run, so a game on which a pygambit release is
 # slow or wrong shows up once, not as a random CI failure
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_value_equals_gambit_lp(seed, tmp_path):
     game = random_game(seed)

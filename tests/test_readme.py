@@ -1,4 +1,5 @@
 """The README's sample outputs are what the commands print (regenerate with `make readme`)."""
+
 from pathlib import Path
 
 from equilibria.scripts.readme_samples import BLOCK, regenerate, shape

@@ -1,4 +1,5 @@
 """Values and strategies of the sequence-form LP against published numbers (REFERENCE.md)."""
+
 from fractions import Fraction
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Longer checks, run by `make test-slow`."""
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -13,8 +14,13 @@ from .test_random_games_vs_gambit import assert_value_matches_gambit, gbt
 pytestmark = pytest.mark.slow
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(seed=st.integers(0, 2**32 - 1), depth=st.integers(4, 6), buckets=st.integers(1, 3))
 def test_deeper_random_games_match_gambit(seed, depth, buckets, tmp_path):
     game = random_game(seed, max_depth=depth, buckets=buckets)

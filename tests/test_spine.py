@@ -1,4 +1,5 @@
 """One path for every route: registry -> view -> route -> Answer with a certificate."""
+
 import json
 
 import pytest
@@ -24,8 +25,20 @@ def test_every_route_answers_kuhn_with_its_value_and_a_certificate(route):
     assert answer.value == pytest.approx(KUHN, abs=1e-8)
     assert answer.exploitability <= 1e-8
     assert answer.payoffs[0] == pytest.approx(KUHN, abs=1e-8)
-    shared = {"game", "route", "status", "backend", "value", "exploitability", "nash_conv", "payoffs",
-              "certified_in", "rows", "columns", "seconds"}
+    shared = {
+        "game",
+        "route",
+        "status",
+        "backend",
+        "value",
+        "exploitability",
+        "nash_conv",
+        "payoffs",
+        "certified_in",
+        "rows",
+        "columns",
+        "seconds",
+    }
     assert shared <= set(json.loads(answer.to_json()))
 
 
@@ -42,15 +55,18 @@ def test_one_name_one_description_with_views():
         describe("kuhn_continuous").extensive()
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("leduc:ranks=abc", "ranks must be a whole number"),
-    ("leduc:ranks=2.5", "ranks must be a whole number"),
-    ("leduc:ranks=1e3", "ranks must be a whole number"),
-    ("one_street:pot=nan", "pot must be a finite number"),
-    ("one_street:pot=inf", "pot must be a finite number"),
-    ("leduc:colour=red", "takes parameters ranks, suits"),
-    ("kuhn_poker:x=1", "takes no parameters"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("leduc:ranks=abc", "ranks must be a whole number"),
+        ("leduc:ranks=2.5", "ranks must be a whole number"),
+        ("leduc:ranks=1e3", "ranks must be a whole number"),
+        ("one_street:pot=nan", "pot must be a finite number"),
+        ("one_street:pot=inf", "pot must be a finite number"),
+        ("leduc:colour=red", "takes parameters ranks, suits"),
+        ("kuhn_poker:x=1", "takes no parameters"),
+    ],
+)
 def test_parameters_are_typed(spec, words):
     with pytest.raises(UnknownInstanceError, match=words):
         describe(spec)

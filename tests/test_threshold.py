@@ -1,5 +1,7 @@
-"""Threshold MILFPs from qualitative models (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010)), checked against closed forms, the
+"""Threshold MILFPs from qualitative models (Ganzfried and Sandholm, "Computing equilibria
+by incorporating qualitative models", 2010), checked against closed forms, the
 sequence-form LP of the same games, and exact best responses in the extensive form."""
+
 import json
 
 import numpy as np
@@ -54,7 +56,9 @@ def test_kuhn_value_and_player_two_strategy():
     tree = sol.game.tree
     sigma2 = sol.strategies[1]
     bluff = [q for q, plan in enumerate(tree.plans[1]) if tree.plan_text(1, q) == "bet after check, fold after bet"][0]
-    qcall = [q for q, plan in enumerate(tree.plans[1]) if tree.plan_text(1, q) == "check after check, call after bet"][0]
+    qcall = [q for q, plan in enumerate(tree.plans[1]) if tree.plan_text(1, q) == "check after check, call after bet"][
+        0
+    ]
     assert sigma2[0, bluff] == pytest.approx(1 / 3, abs=1e-9)
     assert sigma2[1, qcall] == pytest.approx(1 / 3, abs=1e-9)
 
@@ -135,7 +139,9 @@ def test_model_json_round_trip_and_refinement(tmp_path):
 
 def test_model_errors_name_the_region(tmp_path):
     game = load_bayesian("kuhn")
-    bad = ParametricModel("bad", ([{"": "raise"}, {"": "check", "check-bet": "call"}], [{"bet": "call"}, {"bet": "fold"}]))
+    bad = ParametricModel(
+        "bad", ([{"": "raise"}, {"": "check", "check-bet": "call"}], [{"bet": "call"}, {"bet": "fold"}])
+    )
     with pytest.raises(ModelError, match="player 1, region 1.*offers"):
         solve_threshold(game, bad)
     path = tmp_path / "broken.json"
@@ -151,8 +157,9 @@ def test_finite_signal_game_is_generalized_kuhn(n):
     assert solve_game(ours).value == pytest.approx(solve_game(load(f"generalized_kuhn:cards={n}")).value, abs=1e-12)
 
 
-@pytest.mark.parametrize("spec", ["generalized_kuhn:cards=5", "one_street:pot=2,cards=4,deal=independent",
-                                  "river_endgame:cards=4"])
+@pytest.mark.parametrize(
+    "spec", ["generalized_kuhn:cards=5", "one_street:pot=2,cards=4,deal=independent", "river_endgame:cards=4"]
+)
 def test_plan_best_responses_equal_sequence_form_best_responses(spec):
     fg = load_bayesian(spec).finite_game()
     eg = fg.to_extensive()
@@ -167,8 +174,9 @@ def test_plan_best_responses_equal_sequence_form_best_responses(spec):
 
 def test_nonuniform_finite_signals_with_ties():
     sig = SignalDistribution.discrete([0.5, 0.3, 0.2])
-    game = BayesianGame("kuhn betting, skewed", kuhn_betting(), (sig, sig), winner="higher",
-                        parameters={"kind": "kuhn"})
+    game = BayesianGame(
+        "kuhn betting, skewed", kuhn_betting(), (sig, sig), winner="higher", parameters={"kind": "kuhn"}
+    )
     sol = solve_threshold(game, "standard")
     lp = solve_game(game.finite_game().to_extensive())
     assert sol.exploitability < 1e-6
@@ -229,7 +237,9 @@ def test_one_signal_per_bucket_is_the_game_itself():
 
     fg = load_bayesian("generalized_kuhn:cards=6").finite_game()
     abst = uniform_buckets(fg, 6)
-    assert solve_game(abst.game.to_extensive()).value == pytest.approx(solve_game(load("generalized_kuhn:cards=6")).value, abs=1e-9)
+    assert solve_game(abst.game.to_extensive()).value == pytest.approx(
+        solve_game(load("generalized_kuhn:cards=6")).value, abs=1e-9
+    )
 
 
 def test_ordered_buckets_of_g_n_are_g_b():
@@ -237,7 +247,9 @@ def test_ordered_buckets_of_g_n_are_g_b():
 
     fg = load_bayesian("generalized_kuhn:cards=20").finite_game()
     abst = uniform_buckets(fg, 5, odds="ordered")
-    assert solve_game(abst.game.to_extensive()).value == pytest.approx(solve_game(load("generalized_kuhn:cards=5")).value, abs=1e-9)
+    assert solve_game(abst.game.to_extensive()).value == pytest.approx(
+        solve_game(load("generalized_kuhn:cards=5")).value, abs=1e-9
+    )
 
 
 def test_exact_buckets_keep_the_deal_probabilities():
