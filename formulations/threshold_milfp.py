@@ -54,7 +54,7 @@ class ThresholdProgram:
     game: BayesianGame
     parametric: ParametricModel
     thresholds: list[str]
-    plan_indices: tuple[list[int], list[int]]
+    plan_indices: tuple[list[int], ...]
 
     @property
     def finite(self) -> bool:

@@ -101,7 +101,7 @@ class BayesianGame:
 
     name: str
     tree: BettingTree
-    signals: tuple[SignalDistribution, SignalDistribution]
+    signals: tuple[SignalDistribution, ...]  # one per player
     winner: str = "higher"
     deal: str = "independent"
     parameters: dict = field(default_factory=dict)
@@ -244,11 +244,11 @@ class FiniteSignalGame:
         self.names = tuple(tuple(n) for n in names)
 
     @property
-    def num_plans(self) -> tuple[int, int]:
+    def num_plans(self) -> tuple[int, ...]:
         """Number of reduced pure plans per player."""
         return tuple(len(p) for p in self.tree.plans)
 
-    def dense_masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def dense_masses(self) -> tuple[np.ndarray, ...]:
         """(win, tie, lose) probability matrices ``(n1, n2)`` from player 1's point of view."""
         if not self.ordered:
             return self.masses
@@ -362,7 +362,8 @@ class FiniteSignalGame:
         infoset = np.full(1 + deals * m, -1, dtype=np.int64)
         n1, n2 = self.sizes
         base = [0, n1 * len(dec_nodes)]
-        labels, num_actions, iplayer, alabels = [], [], [], []
+        labels, num_actions, iplayer = [], [], []
+        alabels: list[str] = []
         for p, n in ((0, n1), (1, n2)):
             for s in range(n):
                 for v in dec_nodes:
@@ -395,9 +396,9 @@ class FiniteSignalGame:
         tp = tree.payoff  # (m, 3, 2)
         prob = joint[d1, d2]
         w = np.stack([win[d1, d2], tie[d1, d2], lose[d1, d2]], axis=1) / prob[:, None]  # (deals, 3)
-        for v in leaves:
-            rows = 1 + np.arange(deals) * m + v
-            pay[rows] = w @ tp[v]
+        for leaf in leaves:
+            rows = 1 + np.arange(deals) * m + leaf
+            pay[rows] = w @ tp[leaf]
         chance_labels = np.full(1 + deals * m, "", dtype=object)
         chance_labels[1 + np.arange(deals) * m] = [f"{self.names[0][a]},{self.names[1][b]}" for a, b in zip(d1, d2)]
         return ExtensiveGame.from_arrays(
@@ -486,8 +487,8 @@ def plans_from_behavior(game: FiniteSignalGame, efg: ExtensiveGame, sf, behavior
         # column is 1 and stands for "the plan takes no action here"
         prob = np.ones((game.sizes[p], m, width + 1))
         for v in tree.decision_nodes(p):
-            na = int(tree.num_actions[v])
-            prob[:, v, :na] = 1.0 / na
+            nv = int(tree.num_actions[v])
+            prob[:, v, :nv] = 1.0 / nv
         g = np.asarray(ps.infoset_global, dtype=np.int64)
         na = np.asarray(ps.infoset_num_actions, dtype=np.int64)
         rows = np.repeat(np.arange(g.shape[0]), na)

@@ -26,13 +26,18 @@ over depth levels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import GameError
+
+if TYPE_CHECKING:
+    from .openspiel_io import OpenSpielSource
 
 TERMINAL = -2
 CHANCE = -1
@@ -98,18 +103,25 @@ class ExtensiveGame:
     fault.
     """
 
+    # Set after construction by the readers that know them: the comment line of a
+    # ``.efg`` file, the information-set numbers it used, and the OpenSpiel game a tree
+    # was expanded from.
+    comment: str = ""
+    infoset_numbers: np.ndarray | None = None
+    openspiel: OpenSpielSource | None = None
+
     def __init__(
         self,
         *,
-        parent: np.ndarray,
-        player: np.ndarray,
-        infoset: np.ndarray,
-        action: np.ndarray,
-        chance_prob: np.ndarray,
-        outcome: np.ndarray,
-        outcome_payoffs: np.ndarray,
-        infoset_player: np.ndarray,
-        infoset_num_actions: np.ndarray,
+        parent: npt.ArrayLike,
+        player: npt.ArrayLike,
+        infoset: npt.ArrayLike,
+        action: npt.ArrayLike,
+        chance_prob: npt.ArrayLike,
+        outcome: npt.ArrayLike,
+        outcome_payoffs: npt.ArrayLike,
+        infoset_player: npt.ArrayLike,
+        infoset_num_actions: npt.ArrayLike,
         player_names: Sequence[str],
         infoset_labels: np.ndarray | None = None,
         action_labels: np.ndarray | None = None,
@@ -117,7 +129,7 @@ class ExtensiveGame:
         chance_labels: np.ndarray | None = None,
         outcome_labels: np.ndarray | None = None,
         chance_text: np.ndarray | None = None,
-        infoset_key: np.ndarray | None = None,
+        infoset_key: npt.ArrayLike | None = None,
         title: str = "",
         validate: bool = True,
     ):
@@ -160,24 +172,24 @@ class ExtensiveGame:
     def from_arrays(
         cls,
         *,
-        parent,
-        player,
-        infoset,
-        action,
-        chance_prob,
-        payoffs=None,
-        outcome=None,
-        outcome_payoffs=None,
-        infoset_player,
-        infoset_num_actions,
-        player_names=("Player 1", "Player 2"),
-        infoset_labels=None,
-        action_labels=None,
-        node_labels=None,
-        chance_labels=None,
-        outcome_labels=None,
-        chance_text=None,
-        infoset_key=None,
+        parent: npt.ArrayLike,
+        player: npt.ArrayLike,
+        infoset: npt.ArrayLike,
+        action: npt.ArrayLike,
+        chance_prob: npt.ArrayLike,
+        payoffs: npt.ArrayLike | None = None,
+        outcome: npt.ArrayLike | None = None,
+        outcome_payoffs: npt.ArrayLike | None = None,
+        infoset_player: npt.ArrayLike,
+        infoset_num_actions: npt.ArrayLike,
+        player_names: Sequence[str] = ("Player 1", "Player 2"),
+        infoset_labels: np.ndarray | None = None,
+        action_labels: np.ndarray | None = None,
+        node_labels: npt.ArrayLike | None = None,
+        chance_labels: npt.ArrayLike | None = None,
+        outcome_labels: np.ndarray | None = None,
+        chance_text: npt.ArrayLike | None = None,
+        infoset_key: npt.ArrayLike | None = None,
         title: str = "",
         validate: bool = True,
     ) -> ExtensiveGame:
@@ -202,7 +214,7 @@ class ExtensiveGame:
         order = cls._breadth_first_order(parent, action)
         identity = order is None
 
-        def take(a):
+        def take(a: Any) -> Any:
             if a is None or identity:
                 return a
             return np.asarray(a)[order]
@@ -221,7 +233,8 @@ class ExtensiveGame:
             action=take(action),
             chance_prob=take(chance_prob),
             outcome=take(outcome),
-            outcome_payoffs=outcome_payoffs,
+            # None only when the caller gave neither payoff form; the constructor rejects it
+            outcome_payoffs=cast(npt.ArrayLike, outcome_payoffs),
             infoset_player=infoset_player,
             infoset_num_actions=infoset_num_actions,
             player_names=player_names,
@@ -260,7 +273,7 @@ class ExtensiveGame:
         by_parent = nonroot[np.lexsort((action[nonroot], parent[nonroot]))]
         counts = np.bincount(parent[nonroot], minlength=n)
         start = np.concatenate([[0], np.cumsum(counts)])[:-1]
-        order = [roots]
+        order_levels = [roots]
         level = roots
         seen = 1
         while level.shape[0]:
@@ -269,8 +282,8 @@ class ExtensiveGame:
             if seen > n:
                 raise GameError("the parent links contain a cycle")
             if level.shape[0]:
-                order.append(level)
-        order = np.concatenate(order)
+                order_levels.append(level)
+        order = np.concatenate(order_levels)
         if order.shape[0] != n:
             raise GameError(f"{n - order.shape[0]} nodes are not connected to the root")
         return order
@@ -318,7 +331,7 @@ class ExtensiveGame:
         """Number of depth levels (the root is level 0)."""
         return int(self.level_offsets.shape[0] - 1)
 
-    def levels(self):
+    def levels(self) -> Iterator[tuple[int, int]]:
         """Yield ``(start, stop)`` node ranges, one per depth level from the root down."""
         for k in range(self.num_levels):
             yield int(self.level_offsets[k]), int(self.level_offsets[k + 1])
@@ -591,7 +604,7 @@ class GameBuilder:
         self.root = 0
         self._parent = [-1]
         self._action = [-1]
-        self._kind = [None]  # None while open
+        self._kind: list[int | None] = [None]  # None while open
         self._infoset = [-1]
         self._prob: list[Fraction | float] = [1.0]
         self._chance_label = [""]

@@ -56,7 +56,8 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     last_node, last_action = t.last_own
     R = game.rounds
     ncls = [[filt.num_classes(i, r) for r in range(R)] for i in (0, 1)]
-    anc = [[None] * R for _ in (0, 1)]  # anc[i][r][s] : class map from round r to round s<=r
+    # anc[i][r][s] : class map from round r to round s<=r (every entry is set below)
+    anc: list[list[dict[int, np.ndarray]]] = [[{} for _ in range(R)] for _ in (0, 1)]
     for i in (0, 1):
         for r in range(R):
             maps = {r: np.arange(ncls[i][r])}
@@ -172,7 +173,7 @@ def filtered_extensive(fg: FilteredGame):
         parent_state = np.arange(space.states[r].shape[0]) // space.children_per_state[r - 1]
         key = np.stack([pair_of_state[r - 1][parent_state], pair_of_state[r]], axis=1)
         uk, cnt = np.unique(key, axis=0, return_counts=True)
-        table = {}
+        table: dict[int, list[tuple[int, int]]] = {}
         for (a, b), c in zip(uk.tolist(), cnt.tolist()):
             table.setdefault(a, []).append((b, c))
         trans.append({a: [(b, c / sum(x for _, x in lst)) for b, c in lst] for a, lst in table.items()})
@@ -265,11 +266,11 @@ def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> li
         na = np.asarray(ps_full.infoset_num_actions, dtype=np.int64)
         if not np.array_equal(np.asarray(ps_abs.infoset_num_actions)[abstract], na):
             raise GameError("the full game's actions do not match the filtered game's")
-        b = np.ones(ps_full.num_sequences)
-        b[segment_ranges(ps_full.infoset_first_sequence, na)] = np.asarray(behaviors[i])[
+        lifted = np.ones(ps_full.num_sequences)
+        lifted[segment_ranges(ps_full.infoset_first_sequence, na)] = np.asarray(behaviors[i])[
             segment_ranges(ps_abs.infoset_first_sequence[abstract], na)
         ]
-        out.append(b)
+        out.append(lifted)
     return out
 
 

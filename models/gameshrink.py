@@ -232,12 +232,14 @@ def game_shrink(
             cls[i][R - 1] = _row_ids(_last_round_histograms(game, space, i))
     # grouping of joint states by each player's view (each view has the same number of rows)
     order = [[np.argsort(space.view_index[i][r], kind="stable") for r in range(R)] for i in (0, 1)]
-    parents = [[None] + [space.parent_view(i, r) for r in range(1, R)] for i in (0, 1)]
+    # round 0 has no parent view: its entry is an empty placeholder, never read
+    no_parent = np.empty(0, dtype=np.int64)
+    parents = [[no_parent] + [space.parent_view(i, r) for r in range(1, R)] for i in (0, 1)]
     iterations = 0
     while True:
         iterations += 1
         # subtree classes of joint states, bottom-up
-        jc = [None] * R
+        jc: list[np.ndarray] = [no_parent] * R  # every round is set below, the last first
         jc[R - 1] = _row_ids(
             cls[0][R - 1][space.view_index[0][R - 1]], cls[1][R - 1][space.view_index[1][R - 1]], space.outcome
         )

@@ -18,12 +18,16 @@ and :mod:`equilibria.models.filtered` builds and lifts the abstract game.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import comb, perm
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .betting import BettingTree
+from .efg import ExtensiveGame
 from .errors import GameError
 
 
@@ -44,12 +48,12 @@ class OrderedGame:
     ranks: int
     suits: int
     ante: float
-    raise_sizes: tuple
-    max_raises: tuple
-    strength: object
-    card_names: list
-    betting: BettingTree = field(repr=False, default=None)
-    extensive_factory: object = field(repr=False, default=None)
+    raise_sizes: tuple[float, ...]
+    max_raises: tuple[int, ...]
+    strength: Callable[[np.ndarray, np.ndarray], npt.ArrayLike]
+    card_names: list[str]
+    betting: BettingTree = field(repr=False)
+    extensive_factory: Callable[[], ExtensiveGame] | None = field(repr=False, default=None)
 
     @property
     def deck(self) -> int:
@@ -78,7 +82,7 @@ class OrderedGame:
         """Views of one player in round ``r`` (0-based): own card and ``r`` public cards."""
         return perm(self.deck, r + 1)
 
-    def unabstracted_lp_size(self, player: int = 0) -> dict:
+    def unabstracted_lp_size(self, player: int = 0) -> dict[str, Any]:
         """Rows, columns of ``player``'s sequence-form LP with no abstraction, counted from
         the betting tree and the number of views (nothing is built)."""
         t = self.betting
@@ -93,7 +97,7 @@ class OrderedGame:
         cols = sequences[player] + (1 + infosets[o])
         return {"rows": rows, "columns": cols, "infosets": infosets, "sequences": sequences}
 
-    def to_extensive(self):
+    def to_extensive(self) -> ExtensiveGame:
         """The full game tree (small decks only), from the instance's tree generator."""
         if self.extensive_factory is None:
             raise GameError(f"'{self.name}' has no extensive-form generator")
@@ -127,8 +131,9 @@ class SignalSpace:
         self.states = states
         self.children_per_state = [D - (2 + r) for r in range(R)]
         # views: codes in base D of (own card, board...) -> index
-        self.view_index = [[None] * R for _ in range(2)]
-        self.view_codes = [[None] * R for _ in range(2)]
+        # filled for every player and round below
+        self.view_index: list[list[np.ndarray]] = [[np.empty(0, dtype=np.int64)] * R for _ in range(2)]
+        self.view_codes: list[list[np.ndarray]] = [[np.empty(0, dtype=np.int64)] * R for _ in range(2)]
         for i in (0, 1):
             for r in range(R):
                 st = states[r]

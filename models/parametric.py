@@ -68,7 +68,7 @@ class ParametricModel:
 
     # ------------------------------------------------------------------ structure
     @property
-    def T(self) -> tuple[int, int]:
+    def T(self) -> tuple[int, ...]:
         """Number of regions per player."""
         return tuple(len(r) for r in self.regions)
 
@@ -125,7 +125,7 @@ class ParametricModel:
         return all(self._embeddings(other.regions[p], self.regions[p]) == 1 for p in (0, 1))
 
     # ------------------------------------------------------------------ binding
-    def plan_indices(self, game: BayesianGame) -> tuple[list[int], list[int]]:
+    def plan_indices(self, game: BayesianGame) -> tuple[list[int], ...]:
         """The region plans as indices into ``game.tree.plans``; ModelError if one is not a plan."""
         out = []
         for p in (0, 1):
@@ -174,7 +174,7 @@ class ParametricModel:
             if not isinstance(regs, list) or not all(isinstance(r, dict) for r in regs):
                 raise ModelError(f"{source}: player {p + 1} needs 'regions', a list of {{history: action}} objects")
             regions.append([{str(k): str(v) for k, v in r.items()} for r in regs])
-        order = []
+        order: list[tuple[str, str]] = []
         for item in data.get("order", []):
             parts = [s.strip() for s in str(item).split("<=")]
             if len(parts) < 2 or not all(parts):
