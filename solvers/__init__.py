@@ -24,6 +24,9 @@ from __future__ import annotations
 from . import highs  # noqa: F401  isort: skip
 from . import scip  # noqa: F401  isort: skip
 from . import gurobi, xpress, ortools, coin  # noqa: F401  isort: skip
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from .base import (
     CAPABILITIES,
     Backend,
@@ -38,6 +41,9 @@ from .base import (
 )
 from .pyomo_backend import PYOMO_CANDIDATES, available_pyomo_solvers  # noqa: E402
 
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
+
 
 def available_backends() -> list[str]:
     """Every backend name :func:`solve` accepts on this machine (``pyomo:NAME`` included)."""
@@ -47,7 +53,7 @@ def available_backends() -> list[str]:
 
 
 def solve(
-    problem,
+    problem: LinearProgram,
     backend: str = "highs",
     *,
     method: str | None = None,
@@ -68,7 +74,7 @@ def solve(
 
 
 def solve_model(
-    model,
+    model: Any,
     backend: str = "highs",
     *,
     indicators: str | None = None,
@@ -84,7 +90,7 @@ def solve_model(
     )
 
 
-def write_problem(problem, path, file_format: str | None = None) -> None:
+def write_problem(problem: LinearProgram, path: str | Path, file_format: str | None = None) -> None:
     """Write ``problem`` as an MPS or LP file (format from ``file_format`` or the suffix)."""
     from .highs import write_with_highs
 

@@ -14,12 +14,17 @@ import contextlib
 import importlib.util
 import logging
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 
 from ..models.errors import SolverError
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 
 class Status(StrEnum):
@@ -116,13 +121,13 @@ class Solution:
         return abs(self.objective - self.dual_objective)
 
 
-def is_mip(problem) -> bool:
+def is_mip(problem: LinearProgram) -> bool:
     """True when ``problem`` (a LinearProgram) has integer columns."""
     return problem.integrality is not None and bool(np.any(problem.integrality))
 
 
 @contextlib.contextmanager
-def quiet_logger(name: str = "pyomo", level: int = logging.ERROR):
+def quiet_logger(name: str = "pyomo", level: int = logging.ERROR) -> Iterator[logging.Logger]:
     """Raise logger ``name`` to ``level`` inside the block and restore its level after."""
     log = logging.getLogger(name)
     before = log.level
@@ -169,14 +174,22 @@ class Backend:
 
     # ---- refusals --------------------------------------------------------------------
 
-    def refuse(self, capability: str, request: str):
+    def refuse(self, capability: str, request: str) -> NoReturn:
         """Raise SolverError: backend ``name`` lacks ``capability`` needed for ``request``."""
         raise SolverError(
             f"backend '{self.name}' cannot {request}: it lacks the capability '{capability}' "
             f"(has: {', '.join(self.capabilities.supported())})"
         )
 
-    def check(self, problem, *, method=None, time_limit=None, duals=False, warm_start=None) -> None:
+    def check(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None = None,
+        time_limit: float | None = None,
+        duals: bool = False,
+        warm_start: np.ndarray | None = None,
+    ) -> None:
         """Refuse (SolverError) what this backend cannot do for ``problem``; else return."""
         caps = self.capabilities
         mip = is_mip(problem)
@@ -204,7 +217,7 @@ class Backend:
 
     def solve_lp(
         self,
-        problem,
+        problem: LinearProgram,
         *,
         method: str | None = None,
         time_limit: float | None = None,
@@ -225,7 +238,16 @@ class Backend:
             problem, method=method, time_limit=time_limit, verbose=verbose, options=options or {}, warm_start=warm_start
         )
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         raise NotImplementedError
 
     # ---- Pyomo models ----------------------------------------------------------------
@@ -237,7 +259,7 @@ class Backend:
 
     def solve_model(
         self,
-        model,
+        model: Any,
         *,
         indicators: str | None = None,
         method: str | None = None,
@@ -283,7 +305,9 @@ class Backend:
         sol.seconds["transform"] = t1 - t0
         return sol
 
-    def _solve_plain_model(self, model, *, method, time_limit, verbose, options) -> Solution:
+    def _solve_plain_model(
+        self, model: Any, *, method: str | None, time_limit: float | None, verbose: bool, options: dict[str, Any]
+    ) -> Solution:
         """A model without disjunctions: SOS and nonlinear models go to :attr:`pyomo_solver`,
         everything else is compiled to a LinearProgram and solved by :meth:`solve_lp`."""
         import pyomo.environ as pyo
@@ -316,7 +340,9 @@ class Backend:
                     var.set_value(value, skip_validation=True)
         return sol
 
-    def _solve_with_pyomo_interface(self, model, *, time_limit, verbose, options) -> Solution:
+    def _solve_with_pyomo_interface(
+        self, model: Any, *, time_limit: float | None, verbose: bool, options: dict[str, Any]
+    ) -> Solution:
         if self.pyomo_solver is None:
             raise SolverError(f"backend '{self.name}' has no Pyomo interface for this model")
         from .pyomo_backend import solve_with_solver_factory
@@ -327,7 +353,9 @@ class Backend:
         sol.backend = self.name
         return sol
 
-    def _solve_native_indicators(self, model, *, time_limit, verbose, options) -> Solution:
+    def _solve_native_indicators(
+        self, model: Any, *, time_limit: float | None, verbose: bool, options: dict[str, Any]
+    ) -> Solution:
         self.refuse("indicators", "pass disjunctions as native indicator constraints")
 
     def __repr__(self) -> str:
@@ -337,10 +365,12 @@ class Backend:
 # ---- registry ---------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Backend] = {}
-_FAMILIES: dict[str, type] = {}
+
+B = TypeVar("B", Backend, type[Backend])
+_FAMILIES: dict[str, Callable[[str], Backend]] = {}
 
 
-def register(backend):
+def register(backend: B) -> B:
     """Register a backend instance, or (as a class decorator) an instance of the class.
 
     Returns its argument, so ``@register`` can decorate a Backend subclass with a
@@ -353,7 +383,7 @@ def register(backend):
     return backend
 
 
-def register_family(prefix: str, factory) -> None:
+def register_family(prefix: str, factory: Callable[[str], Backend]) -> None:
     """Register ``factory(suffix)`` for the names ``prefix:suffix`` (``pyomo:glpk``)."""
     _FAMILIES[prefix] = factory
 

@@ -9,10 +9,14 @@ left out: on a threshold program whose LP relaxation is integral at the root it 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import Backend, Capabilities, Solution, Status, register
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 #: CLP ``getStatusCode()`` -> Status
 _CLP_STATUS = {
@@ -25,7 +29,7 @@ _CLP_STATUS = {
 }
 
 
-def _clp(problem, verbose):
+def _clp(problem: LinearProgram, verbose: bool):
     from cylp.cy import CyClpSimplex
     from cylp.cy.CyCoinPackedMatrix import CyCoinPackedMatrix
 
@@ -52,7 +56,7 @@ def _clp(problem, verbose):
     return s, sign
 
 
-def solve_cylp(problem, verbose=False, options=None) -> Solution:
+def solve_cylp(problem: LinearProgram, verbose: bool = False, options: dict[str, Any] | None = None) -> Solution:
     """Solve an LP with CLP; returns the Solution (with row duals at an optimum)."""
     t0 = time.perf_counter()
     s, sign = _clp(problem, verbose)
@@ -89,5 +93,14 @@ class CylpBackend(Backend):
     install = "equilibria[cylp]"
     capabilities = Capabilities(lp=True, duals=True)
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_cylp(problem, verbose=verbose, options=options)

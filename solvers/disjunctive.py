@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any, Literal
 
 import pyomo.environ as pyo
 from pyomo.core.expr.visitor import identify_variables
@@ -31,7 +32,7 @@ from .base import Solution, Status, quiet_logger
 INDICATOR_MODES = ("native", "bigm", "hull")
 
 
-def has_disjunctions(model) -> bool:
+def has_disjunctions(model: Any) -> bool:
     """True when ``model`` holds an active GDP ``Disjunction``."""
     return next(model.component_data_objects(Disjunction, active=True, descend_into=True), None) is not None
 
@@ -58,11 +59,11 @@ def transformed(model: pyo.ConcreteModel, indicators: str, memo: dict | None = N
     return clone
 
 
-def _variables(model):
+def _variables(model: Any):
     return model.component_data_objects(pyo.Var, descend_into=(pyo.Block, Disjunct))
 
 
-def copy_values(model, memo: dict) -> None:
+def copy_values(model: Any, memo: dict) -> None:
     """Load the values of the clone made by :func:`transformed` into ``model``'s variables."""
     for v in _variables(model):
         twin = memo.get(id(v))
@@ -70,7 +71,7 @@ def copy_values(model, memo: dict) -> None:
             v.set_value(twin.value, skip_validation=True)
 
 
-def active_disjuncts(model) -> list[str]:
+def active_disjuncts(model: Any) -> list[str]:
     """Names of the disjuncts whose indicator is 1 in the values loaded into ``model``."""
     out = []
     for d in model.component_data_objects(Disjunct, descend_into=(pyo.Block, Disjunct)):
@@ -112,7 +113,12 @@ _SCIP_STATUS = {
 }
 
 
-def solve_native_scip(model: pyo.ConcreteModel, time_limit=None, verbose=False, options=None) -> Solution:
+def solve_native_scip(
+    model: pyo.ConcreteModel,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Solution:
     """Solve with one SCIP binary per disjunct and indicator constraints (see
     :func:`build_native_scip`); returns the Solution and loads the values into ``model``."""
     t0 = time.perf_counter()
@@ -153,7 +159,7 @@ def _plain(name: str) -> str:
     return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", name)).strip("_")
 
 
-def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False):
+def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[Any, dict[int, Any], dict[str, Any]]:
     """A PySCIPOpt model of ``model``: plain constraints as rows, one binary per disjunct
     (exactly one per disjunction) and an indicator constraint per disjunct row. Returns
     (scip model, {id(pyomo var): scip var}, {disjunct name: binary})."""
@@ -173,20 +179,20 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False):
         vtype = "B" if (v.is_binary() or v.parent_block().ctype is Disjunct) else ("I" if v.is_integer() else "C")
         svar[id(v)] = scip.addVar(name=_plain(v.name), vtype=vtype, lb=v.lb, ub=v.ub)
 
-    def linear(expr):
+    def linear(expr: Any) -> tuple[Any, float]:
         repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
         if not repn.is_linear():
             raise SolverError(f"native indicators need linear constraints; got {expr}")
         terms = pyscipopt.quicksum(float(c) * svar[id(v)] for c, v in zip(repn.linear_coefs, repn.linear_vars))
         return terms, float(repn.constant)
 
-    def rows(con):
+    def rows(con: Any) -> tuple[Any, float | None, float | None]:
         body, const = linear(con.body)
         lo = None if con.lower is None else float(pyo.value(con.lower)) - const
         hi = None if con.upper is None else float(pyo.value(con.upper)) - const
         return body, lo, hi
 
-    def in_disjunct(obj):
+    def in_disjunct(obj: Any) -> bool:
         parent = obj.parent_block()
         while parent is not None:
             if parent.ctype is Disjunct:
@@ -223,7 +229,7 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False):
         if obj.expr.__class__ in (int, float) or not list(identify_variables(obj.expr)):
             continue  # a feasibility program
         body, const = linear(obj.expr)
-        sense = "minimize" if obj.sense == pyo.minimize else "maximize"
+        sense: Literal["minimize", "maximize"] = "minimize" if obj.sense == pyo.minimize else "maximize"
         scip.setObjective(body + const, sense=sense)
     return scip, svar, binary
 

@@ -8,11 +8,15 @@ models of up to 2000 variables and 2000 constraints; a full license lifts that.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..models.errors import SolverError
 from .base import Backend, Capabilities, Solution, Status, is_mip, register
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 #: gurobipy GRB.Status codes -> Status
 _STATUS = {
@@ -37,7 +41,7 @@ RESTRICTED = (2000, 2000)
 METHODS = {"auto": -1, "primal": 0, "dual": 1, "barrier": 2, "concurrent": 3, "pdlp": 6}
 
 
-def _rows(problem):
+def _rows(problem: LinearProgram):
     """The rows split by kind: (A, rhs) for ``=``, ``<=`` and ``>=`` (a ranged row is both)."""
     A = problem.A.tocsr()
     lo, hi = np.asarray(problem.row_lower, float), np.asarray(problem.row_upper, float)
@@ -47,7 +51,14 @@ def _rows(problem):
     return A, lo, hi, eq, le, ge
 
 
-def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=None, warm_start=None) -> Solution:
+def solve_gurobi(
+    problem: LinearProgram,
+    method: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+    warm_start: np.ndarray | None = None,
+) -> Solution:
     """Solve with Gurobi; returns the Solution (row duals for LPs: for a ranged row, the sum of
     its two sides' multipliers)."""
     import gurobipy as gp
@@ -62,9 +73,8 @@ def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=N
         t1 = time.perf_counter()
         lb = np.where(np.isinf(problem.col_lower), -gp.GRB.INFINITY, problem.col_lower)
         ub = np.where(np.isinf(problem.col_upper), gp.GRB.INFINITY, problem.col_upper)
-        vtype = (
-            np.where(problem.integrality, gp.GRB.INTEGER, gp.GRB.CONTINUOUS) if is_mip(problem) else gp.GRB.CONTINUOUS
-        )
+        integer = cast(np.ndarray, problem.integrality)  # set whenever is_mip
+        vtype = np.where(integer, gp.GRB.INTEGER, gp.GRB.CONTINUOUS) if is_mip(problem) else gp.GRB.CONTINUOUS
         x = m.addMVar(problem.num_cols, lb=lb, ub=ub, obj=np.asarray(problem.c, float), vtype=vtype)
         m.ModelSense = gp.GRB.MAXIMIZE if problem.maximize else gp.GRB.MINIMIZE
         parts = {}
@@ -78,7 +88,8 @@ def solve_gurobi(problem, method=None, time_limit=None, verbose=False, options=N
         for key, value in (options or {}).items():
             m.setParam(key, value)
         if warm_start is not None:
-            x.Start = np.asarray(warm_start, float)
+            # gurobipy's stub types Start as a float, as on one Var; an MVar takes an array
+            x.Start = np.asarray(warm_start, float)  # type: ignore[assignment]
         t2 = time.perf_counter()
         try:
             m.optimize()
@@ -135,7 +146,16 @@ class GurobiBackend(Backend):
     def fits(self, rows: int, cols: int) -> bool:
         return cols <= RESTRICTED[0] and rows <= RESTRICTED[1]
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_gurobi(
             problem, method=method, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start
         )

@@ -13,12 +13,16 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..models.errors import SolverError
 from .base import Backend, Capabilities, Solution, Status, is_mip, register
 from .highs import write_with_highs
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 METHODS = ("glop", "pdlp", "scip", "cp_sat")
 LP_ONLY = ("glop", "pdlp")
@@ -50,7 +54,7 @@ def _worker(path: str, method: str, time_limit: float | None, verbose: bool, par
         solver.set_solver_specific_parameters("\n".join(filter(None, [parameters, "use_preprocessing: false"])))
         result = solver.solve(model)
     seconds = time.perf_counter() - t0
-    data = {
+    data: dict[str, Any] = {
         "result": int(result.value),
         "name": result.name,
         "message": solver.status_string or result.name,
@@ -77,7 +81,13 @@ _STATUS = {
 }
 
 
-def solve_ortools(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
+def solve_ortools(
+    problem: LinearProgram,
+    method: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Solution:
     """Solve with OR-Tools; returns the Solution (row duals from GLOP and PDLP).
 
     OR-Tools runs in a child process: its shared library carries its own build of HiGHS,
@@ -141,5 +151,14 @@ class OrtoolsBackend(Backend):
     capabilities = Capabilities(lp=True, milp=True, duals=True, time_limit=True)
     methods = METHODS
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_ortools(problem, method=method, time_limit=time_limit, verbose=verbose, options=options)

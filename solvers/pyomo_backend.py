@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..models.errors import SolverError
 from .base import Backend, Capabilities, Solution, Status, is_mip, quiet_logger, register_family
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 #: Pyomo TerminationCondition (as text) -> Status
 _STATUS = {
@@ -64,7 +68,13 @@ KNOWN = {
 
 
 def solve_with_solver_factory(
-    model, name: str, *, time_limit=None, verbose=False, options=None, duals: bool = False
+    model: Any,
+    name: str,
+    *,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+    duals: bool = False,
 ) -> Solution:
     """Solve the Pyomo ``model`` with ``SolverFactory(name)`` and load the values into it.
 
@@ -136,7 +146,16 @@ class PyomoBackend(Backend):
         """True when Pyomo is installed and reports solver NAME available (this imports Pyomo)."""
         return super().is_available() and self.solver in available_pyomo_solvers()
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         import pyomo.environ as pyo
 
         t0 = time.perf_counter()
@@ -162,7 +181,9 @@ class PyomoBackend(Backend):
         sol.seconds["build"] = t1 - t0
         return sol
 
-    def _solve_plain_model(self, model, *, method, time_limit, verbose, options) -> Solution:
+    def _solve_plain_model(
+        self, model: Any, *, method: str | None, time_limit: float | None, verbose: bool, options: dict[str, Any]
+    ) -> Solution:
         # Pyomo itself is this backend: the model goes to the interface unchanged
         if method is not None:
             raise SolverError(f"backend '{self.name}' offers no choice of method (got '{method}')")
@@ -176,7 +197,7 @@ class PyomoBackend(Backend):
         return solve_with_solver_factory(model, self.solver, time_limit=time_limit, verbose=verbose, options=options)
 
 
-def _linear(model) -> bool:
+def _linear(model: Any) -> bool:
     """True when every active constraint and objective of ``model`` is linear (matrix-row
     families are linear by construction and are not expanded)."""
     import pyomo.environ as pyo

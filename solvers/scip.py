@@ -8,11 +8,15 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .base import Backend, Capabilities, Solution, Status, is_mip, register
 from .highs import write_with_highs
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 _STATUS = {
     "optimal": Status.OPTIMAL,
@@ -30,7 +34,13 @@ _STATUS = {
 }
 
 
-def solve_scip(problem, time_limit=None, verbose=False, options=None, warm_start=None) -> Solution:
+def solve_scip(
+    problem: LinearProgram,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+    warm_start: np.ndarray | None = None,
+) -> Solution:
     """Solve with SCIP and return the Solution. For LPs presolve is switched off so that
     row duals can be read."""
     import pyscipopt
@@ -73,7 +83,7 @@ def solve_scip(problem, time_limit=None, verbose=False, options=None, warm_start
     status = _STATUS.get(m.getStatus(), Status.UNKNOWN)
     x = duals = objective = None
     if m.getNSols() > 0:
-        best = m.getBestSol()
+        best = cast(Any, m.getBestSol())  # not None: getNSols() > 0
         x = np.array([best[cols[n]] if n in cols else 0.0 for n in names])
         objective = float(m.getObjVal())
         if is_lp and status == Status.OPTIMAL:
@@ -115,10 +125,21 @@ class ScipBackend(Backend):
     )
     pyomo_solver = "scip_direct"
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_scip(problem, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start)
 
-    def _solve_native_indicators(self, model, *, time_limit, verbose, options) -> Solution:
+    def _solve_native_indicators(
+        self, model: Any, *, time_limit: float | None, verbose: bool, options: dict[str, Any]
+    ) -> Solution:
         from .disjunctive import solve_native_scip
 
         return solve_native_scip(model, time_limit=time_limit, verbose=verbose, options=options)

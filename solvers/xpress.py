@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..models.errors import SolverError
 from .base import Backend, Capabilities, Solution, Status, is_mip, register
+
+if TYPE_CHECKING:
+    from ..formulations.linear_program import LinearProgram
 
 #: Rows plus columns the Community license admits.
 COMMUNITY_LIMIT = 5000
@@ -31,7 +35,7 @@ def _problem():
         return xp.problem()
 
 
-def _row_types(lo, hi):
+def _row_types(lo: np.ndarray, hi: np.ndarray):
     """Xpress row types (E, L, G, R, N) with right-hand sides and ranges."""
     kind = np.full(lo.size, "N")
     rhs = np.zeros(lo.size)
@@ -47,7 +51,13 @@ def _row_types(lo, hi):
     return kind.tolist(), rhs, rng
 
 
-def solve_xpress(problem, method=None, time_limit=None, verbose=False, options=None) -> Solution:
+def solve_xpress(
+    problem: LinearProgram,
+    method: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict[str, Any] | None = None,
+) -> Solution:
     """Solve with Xpress; returns the Solution."""
     import xpress as xp
 
@@ -80,7 +90,7 @@ def solve_xpress(problem, method=None, time_limit=None, verbose=False, options=N
             f"backend 'xpress': {exc} (this problem has {problem.num_rows} rows and {problem.num_cols} columns)"
         ) from exc
     if is_mip(problem):
-        cols = np.flatnonzero(problem.integrality)
+        cols = np.flatnonzero(cast(np.ndarray, problem.integrality))  # set: is_mip
         p.chgColType(cols.tolist(), ["I"] * cols.size)
     p.chgObjSense(xp.ObjSense.MAXIMIZE if problem.maximize else xp.ObjSense.MINIMIZE)
     if method is not None:
@@ -143,5 +153,14 @@ class XpressBackend(Backend):
     def fits(self, rows: int, cols: int) -> bool:
         return rows + cols <= COMMUNITY_LIMIT
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_xpress(problem, method=method, time_limit=time_limit, verbose=verbose, options=options)
