@@ -11,10 +11,13 @@ the matrix directly; Pyomo is only built when asked for.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class LinearProgram:
         """Row names ``block_i`` (e.g. ``best_response_3``)."""
         return self._names(self.row_blocks)
 
-    def to_pyomo(self, expanded: bool = False):
+    def to_pyomo(self, expanded: bool = False) -> pyo.ConcreteModel:
         """A Pyomo ``ConcreteModel`` of this program.
 
         One indexed ``Var`` per column block and one indexed ``Constraint`` per row block,
@@ -108,7 +111,7 @@ class LinearProgram:
         columns = np.empty(self.num_cols, dtype=object)
         integral = self.integrality if self.integrality is not None else np.zeros(self.num_cols, bool)
 
-        def bound(x):
+        def bound(x: float) -> float | None:
             return None if np.isinf(x) else float(x)
 
         for b in self.col_blocks:
@@ -137,7 +140,15 @@ class LinearProgram:
             lower = [bound(x) for x in self.row_lower[b.start : b.stop]]
             upper = [bound(x) for x in self.row_upper[b.start : b.stop]]
 
-            def rule(_m, i, indptr=indptr, indices=indices, data=data, lower=lower, upper=upper):
+            def rule(
+                _m: Any,
+                i: int,
+                indptr: np.ndarray = indptr,
+                indices: np.ndarray = indices,
+                data: np.ndarray = data,
+                lower: list[float | None] = lower,
+                upper: list[float | None] = upper,
+            ) -> Any:
                 s, e = indptr[i], indptr[i + 1]
                 expr = LinearExpression(
                     constant=0.0, linear_coefs=data[s:e].tolist(), linear_vars=columns[indices[s:e]].tolist()
@@ -154,7 +165,7 @@ class LinearProgram:
         )
         return m
 
-    def pyomo_values(self, model) -> np.ndarray:
+    def pyomo_values(self, model: pyo.ConcreteModel) -> np.ndarray:
         """Column values read back from a solved Pyomo model made by :meth:`to_pyomo`."""
         x = np.zeros(self.num_cols)
         for b in self.col_blocks:
@@ -162,7 +173,7 @@ class LinearProgram:
             x[b.start : b.stop] = [var[i].value if var[i].value is not None else np.nan for i in range(b.size)]
         return x
 
-    def pyomo_duals(self, model) -> np.ndarray | None:
+    def pyomo_duals(self, model: pyo.ConcreteModel) -> np.ndarray | None:
         """Row duals from the model's ``dual`` suffix, or None when the solver gave none."""
         suffix = getattr(model, "dual", None)
         if suffix is None or len(suffix) == 0:

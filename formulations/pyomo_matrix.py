@@ -14,12 +14,20 @@ ordinary constraint instead.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 from weakref import ref as weakref_ref
 
 import numpy as np
+import numpy.typing as npt
 from pyomo.core.base.constraint import ConstraintData, IndexedConstraint
 from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from .linear_program import LinearProgram
 
 
 class MatrixRowData(ConstraintData):
@@ -27,11 +35,13 @@ class MatrixRowData(ConstraintData):
 
     __slots__ = ()
 
-    def __init__(self, index, component):
-        # ComponentData/ConstraintData initialisation without an expression: the row is its index
-        self._component = weakref_ref(component)
-        self._active = True
-        self._index = index
+    def __init__(self, index: int, component: MatrixRows):
+        # ComponentData/ConstraintData initialisation without an expression: the row is its index.
+        # The slots are declared by Pyomo's ComponentData, which has no type information, so
+        # mypy sees only this class's empty __slots__.
+        self._component = weakref_ref(component)  # type: ignore[misc]
+        self._active = True  # type: ignore[misc]
+        self._index = index  # type: ignore[misc]
 
     # The base class keeps the relational expression in ``_expr``; here it is derived on
     # demand, so every inherited method (expr, body, pprint, slack) sees a real expression.
@@ -47,7 +57,7 @@ class MatrixRowData(ConstraintData):
         return RangedExpression((lower, body, upper), (False, False))
 
     @_expr.setter
-    def _expr(self, value):
+    def _expr(self, value: Any):
         if value is not None:
             self._refuse()
 
@@ -74,37 +84,39 @@ class MatrixRowData(ConstraintData):
         comp._last_body = (i, body)
         return body
 
-    def to_bounded_expression(self, evaluate_bounds=False):
+    def to_bounded_expression(
+        self, evaluate_bounds: bool = False
+    ) -> tuple[float | None, LinearExpression, float | None]:
         """``(lower, body, upper)`` with float bounds (``None`` when infinite)."""
         return self.lb, self._linear_body(), self.ub
 
     @property
-    def lb(self):
+    def lb(self) -> float | None:
         """Lower bound as a float, ``None`` when there is none."""
         x = self.parent_component()._lower[self._index]
         return None if x == -np.inf else float(x)
 
     @property
-    def ub(self):
+    def ub(self) -> float | None:
         """Upper bound as a float, ``None`` when there is none."""
         x = self.parent_component()._upper[self._index]
         return None if x == np.inf else float(x)
 
     @property
-    def equality(self):
+    def equality(self) -> bool:
         """True when lower and upper bound coincide."""
         comp = self.parent_component()
         return bool(comp._lower[self._index] == comp._upper[self._index])
 
     @property
-    def strict_lower(self):
+    def strict_lower(self) -> bool:
         return False
 
     @property
-    def strict_upper(self):
+    def strict_upper(self) -> bool:
         return False
 
-    def set_value(self, expr):
+    def set_value(self, expr: Any) -> None:
         """Rows are fixed by the matrix; raises ``TypeError``."""
         self._refuse()
 
@@ -126,7 +138,17 @@ class MatrixRows(IndexedConstraint):
     nonzero.
     """
 
-    def __init__(self, A, lower, upper, columns, doc=None, name=None):
+    _constructed: bool  # set by Pyomo's IndexedComponent
+
+    def __init__(
+        self,
+        A: sp.spmatrix,
+        lower: npt.ArrayLike,
+        upper: npt.ArrayLike,
+        columns: Sequence[Any] | np.ndarray,
+        doc: str | None = None,
+        name: str | None = None,
+    ):
         csr = A.tocsr()
         n = csr.shape[0]
         lower = np.asarray(lower, dtype=float)
@@ -153,7 +175,7 @@ class MatrixRows(IndexedConstraint):
         self._upper = upper
         self._last_body = (-1, None)
 
-    def construct(self, data=None):
+    def construct(self, data: Any = None) -> None:
         """Create the row objects (one per row, holding only the row index)."""
         if self._constructed:
             return
@@ -161,10 +183,10 @@ class MatrixRows(IndexedConstraint):
         self.index_set().construct()
         self._data = {i: MatrixRowData(i, self) for i in range(len(self._lower))}
 
-    def add(self, index, expr):
+    def add(self, index: Any, expr: Any) -> NoReturn:
         raise TypeError(f"matrix constraint {self.name} has a fixed set of rows; add an ordinary Constraint instead")
 
-    def matrix(self):
+    def matrix(self) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
         """The rows as ``(A, lower, upper)``, A in CSR form over this family's columns."""
         import scipy.sparse as sp
 
@@ -172,7 +194,7 @@ class MatrixRows(IndexedConstraint):
         return A, self._lower, self._upper
 
 
-def _number(variables, position: dict, columns: list) -> np.ndarray:
+def _number(variables: Sequence[Any] | np.ndarray, position: dict, columns: list) -> np.ndarray:
     """Column index of each variable, appending those not yet numbered to ``columns``."""
     idx = np.empty(len(variables), dtype=np.int64)
     for j, var in enumerate(variables):
@@ -184,7 +206,7 @@ def _number(variables, position: dict, columns: list) -> np.ndarray:
     return idx
 
 
-def standard_form(model):
+def standard_form(model: Any) -> tuple[LinearProgram, list[Any]]:
     """The linear (or mixed-integer) program of a Pyomo ``model`` in sparse standard form.
 
     Returns ``(lp, columns)``: a :class:`~equilibria.formulations.LinearProgram` and the
@@ -282,7 +304,8 @@ def standard_form(model):
         integrality[j] = var.is_integer()
 
     # column blocks: runs of the same Var component, so names read r_0, v_3, ...
-    col_blocks, parent, begin = [], None, 0
+    col_blocks, begin = [], 0
+    parent: Any = None
     for j, var in enumerate(columns + [None]):
         owner = var.parent_component() if var is not None else None
         if j and owner is not parent:

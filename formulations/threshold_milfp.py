@@ -36,6 +36,7 @@ SCIP's native indicator constraints.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -115,7 +116,7 @@ def threshold_milfp(
     if min_width > 0:
         lo_end, hi_end = float(c[0]), float(c[-1])
 
-        def width_rule(m, k):
+        def width_rule(m: Any, k: str) -> Any:
             p, j = owner[k]
             below = m.t[own_list[p][j - 2]] if j > 1 else lo_end
             return m.t[k] - below >= min_width
@@ -126,13 +127,13 @@ def threshold_milfp(
         )
 
     # opponent regions as (lower threshold or None, upper threshold or None, plan)
-    def opp_regions(p):
+    def opp_regions(p: int) -> list[tuple[str | None, str | None, int]]:
         o = 1 - p
         ks = own_list[o]
         bounds = [None] + ks + [None]
         return [(bounds[r], bounds[r + 1], plans[o][r]) for r in range(len(plans[o]))]
 
-    def adjacent_plans(k):
+    def adjacent_plans(k: str) -> tuple[int, int]:
         p, j = owner[k]
         return plans[p][j - 1], plans[p][j]
 
@@ -154,21 +155,21 @@ def threshold_milfp(
         )
         tie_weight = 0.0 if game.deal == "without_replacement" else 1.0
 
-        def D(k, s):
+        def D(k: str, s: int) -> Any:
             """Owner's payoff of the lower minus the upper plan, holding signal s (1-based)."""
             p, _ = owner[k]
             o = 1 - p
             q_lo, q_hi = adjacent_plans(k)
             total = Fc[o]
 
-            def C(b, idx):
+            def C(b: str | None, idx: int) -> Any:
                 if b is None:
                     return 0.0
                 if b == "end":
                     return float(total[idx])
                 return m.C[b, idx]
 
-            def X(b):
+            def X(b: str | None) -> Any:
                 if b is None:
                     return 0.0
                 if b == "end":
@@ -189,16 +190,16 @@ def threshold_milfp(
 
     else:
 
-        def D_continuous(k):
+        def D_continuous(k: str) -> Any:
             p, _ = owner[k]
             o = 1 - p
             q_lo, q_hi = adjacent_plans(k)
             g_here = cdf_var[o][k]  # the opponent's CDF at this threshold
 
-            def X(b, default):
+            def X(b: str | None, default: float) -> Any:
                 return default if b is None else cdf_var[o][b]
 
-            def le(a, b):
+            def le(a: str | None, b: str | None) -> bool:
                 if a is None or b is None:
                     return True
                 return closure[a, b]
@@ -225,7 +226,7 @@ def threshold_milfp(
         m.indifference = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: D_continuous(k) == 0)
 
     # ---------------------------------------------------------------- pieces
-    def piece_rule(d, k, j):
+    def piece_rule(d: Any, k: str, j: int) -> None:
         lo, hi = float(c[j - 1]), float(c[j])
         d.in_piece = pyo.Constraint(expr=pyo.inequality(lo, m.t[k], hi))
         d.consistency_x = pyo.Constraint(expr=m.x[k] == float(Fc[0][j - 1]) + float(slope[0][j - 1]) * (m.t[k] - lo))
@@ -240,7 +241,7 @@ def threshold_milfp(
 
     if finite:
 
-        def boundary_rule(d, k, b):
+        def boundary_rule(d: Any, k: str, b: int) -> None:
             p = owner[k][0]
             d.at_boundary = pyo.Constraint(expr=m.t[k] == float(c[b]))
             d.consistency_x = pyo.Constraint(expr=m.x[k] == float(Fc[0][b]))
@@ -262,26 +263,26 @@ def threshold_milfp(
     # Valid inequalities on the indicators (implied by the disjunctions; they only tighten
     # the relaxation): where the threshold is, how much mass lies below each signal end,
     # and the order of the thresholds as an order of their pieces.
-    def z(k, j):
+    def z(k: str, j: int) -> Any:
         return m.piece[k, j].binary_indicator_var
 
-    def e(k, b):
+    def e(k: str, b: int) -> Any:
         return m.boundary[k, b].binary_indicator_var
 
-    def beyond(k, s):
+    def beyond(k: str, s: int) -> Any:
         """1 when threshold k lies at or above the end of piece s."""
         expr = sum(z(k, j) for j in range(s + 1, J + 1))
         if finite:
             expr += sum(e(k, b) for b in range(s, J + 1))
         return expr
 
-    def position(k):
+    def position(k: str) -> Any:
         expr = sum(j * z(k, j) for j in range(1, J + 1))
         if finite:
             expr += sum((b + 0.5) * e(k, b) for b in range(0, J + 1))
         return expr
 
-    def t_bounds(k, side):
+    def t_bounds(k: str, side: str) -> Any:
         expr = sum(float(c[j - 1] if side == "lo" else c[j]) * z(k, j) for j in range(1, J + 1))
         if finite:
             expr += sum(float(c[b]) * e(k, b) for b in range(0, J + 1))
