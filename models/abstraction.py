@@ -14,7 +14,9 @@ J. ACM 2007) is the lossless counterpart for games with ordered signals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,6 +24,9 @@ import scipy.sparse as sp
 from .bayesian import FiniteSignalGame
 from .efg import segment_ranges
 from .errors import GameError
+
+if TYPE_CHECKING:
+    from .sequence import SequenceForm
 
 
 @dataclass
@@ -32,11 +37,11 @@ class Abstraction:
     original: FiniteSignalGame
     buckets: tuple[np.ndarray, np.ndarray]
 
-    def lift(self, sigmas) -> list[np.ndarray]:
+    def lift(self, sigmas: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Plan strategies of the abstract game, played in the original game."""
         return [np.asarray(sigmas[p])[self.buckets[p]] for p in (0, 1)]
 
-    def lift_matrix(self, p: int, original_sf, abstract_sf) -> sp.csr_matrix:
+    def lift_matrix(self, p: int, original_sf: SequenceForm, abstract_sf: SequenceForm) -> sp.csr_matrix:
         """Matrix L with ``r_original = L r_abstract`` for player ``p``'s realization plans:
         each sequence of the original game (signal, betting node, action) copies the
         sequence (its signal's bucket, same node, same action) of the abstract game. The

@@ -25,13 +25,19 @@ The betting trees of the named games are in :mod:`equilibria.instances.betting`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from .betting import P1_WINS, P2_WINS, TIE, BettingTree
 from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
 from .errors import GameError
+
+if TYPE_CHECKING:
+    from .sequence import SequenceForm
 
 
 # ----------------------------------------------------------------------------- signals
@@ -64,7 +70,7 @@ class SignalDistribution:
         return cls((lo, hi), (0.0, 1.0))
 
     @classmethod
-    def discrete(cls, pmf, names=None) -> SignalDistribution:
+    def discrete(cls, pmf: npt.ArrayLike, names: Sequence[str] | None = None) -> SignalDistribution:
         """Finite signals ``1..n`` (weakest to strongest in the order given) with probabilities ``pmf``."""
         pmf = np.asarray(pmf, dtype=float)
         if np.any(pmf < 0) or abs(pmf.sum() - 1) > 1e-9:
@@ -84,7 +90,13 @@ class SignalDistribution:
         """Probability of each piece (for finite distributions: of each signal)."""
         return np.diff(np.asarray(self.cdf))
 
-    def __call__(self, s) -> np.ndarray:
+    @overload
+    def __call__(self, s: float) -> float: ...
+
+    @overload
+    def __call__(self, s: np.ndarray) -> np.ndarray: ...
+
+    def __call__(self, s: float | np.ndarray) -> float | np.ndarray:
         """The CDF at ``s`` (vectorised)."""
         return np.interp(s, self.breakpoints, self.cdf)
 
@@ -214,13 +226,13 @@ class FiniteSignalGame:
         self,
         tree: BettingTree,
         *,
-        pmf=None,
-        winner="higher",
-        deal="independent",
-        masses=None,
-        names=None,
-        title="",
-        cell_edges=None,
+        pmf: Sequence[npt.ArrayLike] | None = None,
+        winner: str = "higher",
+        deal: str = "independent",
+        masses: Sequence[npt.ArrayLike] | None = None,
+        names: Sequence[Sequence[str]] | None = None,
+        title: str = "",
+        cell_edges: np.ndarray | None = None,
     ):
         if CHANCE in tree.player:
             raise GameError(
@@ -234,7 +246,8 @@ class FiniteSignalGame:
             self.ordered = False
             self.sizes = self.masses[0].shape
         else:
-            self.pmf = tuple(np.asarray(f, dtype=float) for f in pmf)
+            # without masses the game is ordered and pmf is given
+            self.pmf = tuple(np.asarray(f, dtype=float) for f in cast(Sequence[npt.ArrayLike], pmf))
             self.winner = winner
             self.deal = deal
             self.ordered = True
@@ -306,16 +319,16 @@ class FiniteSignalGame:
             return np.einsum("sok,qko->sq", m, pay)
         return np.einsum("sok,kqo->sq", m, pay)
 
-    def payoffs(self, sigmas) -> np.ndarray:
+    def payoffs(self, sigmas: Sequence[np.ndarray]) -> np.ndarray:
         """Both players' expected payoffs of a profile of plan strategies."""
         return np.array([float(np.sum(self.plan_values(p, sigmas[1 - p]) * sigmas[p])) for p in (0, 1)])
 
-    def best_response_values(self, sigmas) -> np.ndarray:
+    def best_response_values(self, sigmas: Sequence[np.ndarray]) -> np.ndarray:
         """Each player's best-response value against the other's strategy (exact: a best
         response picks, at every own signal, the plan of highest value)."""
         return np.array([float(self.plan_values(p, sigmas[1 - p]).max(axis=1).sum()) for p in (0, 1)])
 
-    def exploitability(self, sigmas) -> dict:
+    def exploitability(self, sigmas: Sequence[np.ndarray]) -> dict:
         """Exploitability (OpenSpiel's convention: NashConv / 2), NashConv, payoffs and
         best-response values of a profile of plan strategies."""
         pay = self.payoffs(sigmas)
@@ -436,7 +449,9 @@ class FiniteSignalGame:
             raise GameError(f"{game.infoset_label(bad)} is no (signal, betting node) of '{self.title}'")
         return SignalLiftMap(player, signal, node)
 
-    def behavior_from_plans(self, sigmas, game: ExtensiveGame, sf) -> list[np.ndarray]:
+    def behavior_from_plans(
+        self, sigmas: Sequence[np.ndarray], game: ExtensiveGame, sf: SequenceForm
+    ) -> list[np.ndarray]:
         """Behaviour strategies of ``game`` (this game's :meth:`to_extensive`) from plan
         strategies: at each own node, the plans reaching it vote with their probability.
         Returns per player an array over ``sf``'s sequences (uniform where no plan reaches)."""
@@ -472,7 +487,9 @@ class SignalLiftMap:
     node: np.ndarray
 
 
-def plans_from_behavior(game: FiniteSignalGame, efg: ExtensiveGame, sf, behaviors) -> list[np.ndarray]:
+def plans_from_behavior(
+    game: FiniteSignalGame, efg: ExtensiveGame, sf: SequenceForm, behaviors: Sequence[np.ndarray]
+) -> list[np.ndarray]:
     """Plan strategies (signals, plans) of behaviour strategies of ``efg`` (the game's
     :meth:`FiniteSignalGame.to_extensive`): a plan's probability is the product of its
     actions' probabilities (Kuhn's theorem). Signals never dealt get uniform behaviour.
@@ -502,7 +519,9 @@ def plans_from_behavior(game: FiniteSignalGame, efg: ExtensiveGame, sf, behavior
     return out
 
 
-def plans_from_thresholds(edges_cdf: np.ndarray, region_bounds: np.ndarray, region_plans, num_plans: int) -> np.ndarray:
+def plans_from_thresholds(
+    edges_cdf: np.ndarray, region_bounds: np.ndarray, region_plans: Sequence[int], num_plans: int
+) -> np.ndarray:
     """Mixed plans per signal from thresholds by interval overlap (Ganzfried and Sandholm
     2010, section 6.2).
 

@@ -29,10 +29,12 @@ never through the printed information-set labels.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 
 from .efg import CHANCE, TERMINAL
 from .errors import GameError
@@ -93,7 +95,9 @@ class BettingTree:
             raise GameError(f"betting node '{self._name(node)}' is already defined")
         self.player[node] = kind
 
-    def decision(self, node: int, player: int, actions=None, tokens=None) -> list[int]:
+    def decision(
+        self, node: int, player: int, actions: Sequence[str] | None = None, tokens: Sequence[str] | None = None
+    ) -> list[int]:
         """Make ``node`` a decision of ``player`` (0 or 1) and add one child per action
         (``tokens`` name the actions in histories; default: the labels). With
         ``actions=None`` the children are added later by :meth:`action`. Returns the
@@ -127,7 +131,7 @@ class BettingTree:
         self.public[node] = bool(public)
         return self._new_child(node, "", self.history[node] + mark)
 
-    def terminal(self, node: int, payoff) -> None:
+    def terminal(self, node: int, payoff: npt.ArrayLike) -> None:
         """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player."""
         pay = np.asarray(payoff, dtype=float)
         if pay.shape != (3, 2):
@@ -135,7 +139,7 @@ class BettingTree:
         self._define(node, TERMINAL)
         self._payoff[node] = pay
 
-    def poker_terminal(self, node: int, contributions, folder: int = -1) -> None:
+    def poker_terminal(self, node: int, contributions: Sequence[float], folder: int = -1) -> None:
         """Terminal of a zero-sum pot: each player's chips in, and who folded (-1: showdown)."""
         c1, c2 = (float(c) for c in contributions)
         if folder == 0:
@@ -345,7 +349,7 @@ class PokerViews:
     board: np.ndarray
 
 
-def encode_view_keys(template, own, board, deck: int) -> np.ndarray:
+def encode_view_keys(template: np.ndarray, own: np.ndarray, board: np.ndarray, deck: int) -> np.ndarray:
     """int64 key per row of (betting node, own card, board cards): the cards in base
     ``deck + 1`` below the node (a card ``c`` counts ``c + 1``; 0 is "not dealt").
     ``board`` has one column per board slot."""
@@ -356,7 +360,7 @@ def encode_view_keys(template, own, board, deck: int) -> np.ndarray:
     return key
 
 
-def decode_view_keys(keys, deck: int, board_slots: int, num_players: int = 2) -> PokerViews:
+def decode_view_keys(keys: np.ndarray, deck: int, board_slots: int, num_players: int = 2) -> PokerViews:
     """Invert :func:`encode_view_keys` on keys that a tree generator extended with the
     acting player (``key * num_players + player``, as ``instances._grow.grow`` does)."""
     k = np.asarray(keys, dtype=np.int64)

@@ -14,12 +14,13 @@ cards, the cards its view, the view its class.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .betting import decode_view_keys
-from .efg import CHANCE, TERMINAL, segment_ranges
+from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
 from .errors import GameError
 from .gameshrink import InformationFilter
 from .ordered import OrderedGame
@@ -148,7 +149,7 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     return FilteredGame(game, filt, sf, first_infoset, seconds=time.perf_counter() - t0)
 
 
-def filtered_extensive(fg: FilteredGame):
+def filtered_extensive(fg: FilteredGame) -> ExtensiveGame:
     """The filtered game as an :class:`ExtensiveGame` (small games; a cross-check of
     :func:`filtered_sequence_form`): chance deals pairs of classes, round by round, with
     the conditional probabilities of the original deal; players see their own class;
@@ -184,7 +185,7 @@ def filtered_extensive(fg: FilteredGame):
     expected = dict(zip(uf.tolist(), means.tolist()))
     b = GameBuilder(title=f"{game.name}, filtered")
 
-    def walk(node, v, r, pair):
+    def walk(node: int, v: int, r: int, pair: int) -> None:
         kind = raw.player[v]
         if kind == CHANCE:
             if not raw.public[v]:  # private cards: dealt as the first pair of classes
@@ -211,7 +212,9 @@ def filtered_extensive(fg: FilteredGame):
     return b.build()
 
 
-def lift_behavior(fg: FilteredGame, behaviors, original_game, original_sf) -> list[np.ndarray]:
+def lift_behavior(
+    fg: FilteredGame, behaviors: Sequence[np.ndarray], original_game: ExtensiveGame, original_sf: SequenceForm
+) -> list[np.ndarray]:
     """Behaviour strategies of the full game (``game.to_extensive()``) that play, at every
     information set, the strategy of its class in the filtered game.
 

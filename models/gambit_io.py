@@ -14,7 +14,9 @@ players, actions, chance probabilities (exact fractions), information sets and p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +29,7 @@ class GambitError(EquilibriaError):
     """A pygambit game cannot be converted (the message says which node and why)."""
 
 
-def _unique_labels(labels, fallback_prefix: str = "") -> list[str]:
+def _unique_labels(labels: Iterable[str], fallback_prefix: str = "") -> list[str]:
     """Non-empty, pairwise distinct labels: blanks become the 1-based position, repeats
     get the position appended, so a label only changes where pygambit would refuse it."""
     out: list[str] = []
@@ -68,7 +70,7 @@ def _chance_texts(game: ExtensiveGame, kids: range) -> list[str]:
     return texts
 
 
-def to_pygambit(game: ExtensiveGame):
+def to_pygambit(game: ExtensiveGame) -> Any:
     """A ``pygambit.ExtensiveGame`` equal to ``game``.
 
     Returns the pygambit game with the same players (in order), tree, information sets,
@@ -134,12 +136,12 @@ def to_pygambit(game: ExtensiveGame):
     return g
 
 
-def _number(value) -> tuple[float, str]:
+def _number(value: Any) -> tuple[float, str]:
     """Float and exact text of a pygambit number (``Rational`` or ``Decimal``)."""
     return float(value), str(value)
 
 
-def _all_histories(g) -> list:
+def _all_histories(g: Any) -> list:
     """The History of every node of ``g``, depth-first from the root.
 
     ``g.get_histories(H.after())`` rebuilds each node's history from the root (about
@@ -158,7 +160,7 @@ def _all_histories(g) -> list:
     return g.get_histories(H.after())
 
 
-def from_pygambit(g) -> ExtensiveGame:
+def from_pygambit(g: Any) -> ExtensiveGame:
     """An :class:`ExtensiveGame` equal to the pygambit extensive game ``g``.
 
     Returns the validated game with ``g``'s players, tree (children in Gambit's action

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from math import comb
 
 import numpy as np
+import numpy.typing as npt
 
 from .ordered import OrderedGame, SignalSpace, colex_index, outcome_histograms
 
@@ -37,7 +39,7 @@ class UnionFind:
         self.parent = np.arange(n, dtype=np.int64)
         self.size = np.ones(n, dtype=np.int64)
 
-    def find(self, x):
+    def find(self, x: npt.ArrayLike) -> np.ndarray:
         """Representatives of the elements ``x`` (array)."""
         x = np.asarray(x, dtype=np.int64)
         root = x.copy()
@@ -279,7 +281,7 @@ def game_shrink(
     return InformationFilter(game, space, classes, seconds=time.perf_counter() - t0, iterations=iterations)
 
 
-def ordered_game_isomorphic(children: dict, leaf_value: dict, x, y) -> bool:
+def ordered_game_isomorphic(children: dict, leaf_value: dict, x: Hashable, y: Hashable) -> bool:
     """The paper's recursive test on an explicit tree: ``children[node]`` lists
     ``(weight, child)``; leaves compare ``leaf_value``. True when a perfect matching pairs
     the children with equal weights and isomorphic subtrees. (Reference for small trees;

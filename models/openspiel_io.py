@@ -17,7 +17,9 @@ parsing labels.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +61,7 @@ class OpenSpielSource:
         return self.action_ids[start : start + int(game.infoset_num_actions[k])]
 
 
-def _load(game_or_string):
+def _load(game_or_string: Any):
     import pyspiel
 
     if isinstance(game_or_string, str):
@@ -70,7 +72,7 @@ def _load(game_or_string):
     return game_or_string
 
 
-def _check_kind(os_game, name: str) -> None:
+def _check_kind(os_game: Any, name: str) -> None:
     """Refuse games that have no finite sequential tree with explicit chance."""
     import pyspiel
 
@@ -92,7 +94,7 @@ def _check_kind(os_game, name: str) -> None:
         )
 
 
-def estimate_tree_size(os_game, probes: int = 64, seed: int = 0) -> float:
+def estimate_tree_size(os_game: Any, probes: int = 64, seed: int = 0) -> float:
     """Estimated number of nodes of the game tree (terminals included).
 
     Knuth's estimator (D. E. Knuth, "Estimating the efficiency of backtrack programs",
@@ -120,7 +122,7 @@ def estimate_tree_size(os_game, probes: int = 64, seed: int = 0) -> float:
     return total / probes
 
 
-def from_openspiel(game_or_string, *, max_nodes: int = DEFAULT_MAX_NODES) -> ExtensiveGame:
+def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -> ExtensiveGame:
     """The full game tree of a finite turn-based OpenSpiel game.
 
     ``game_or_string`` is a ``pyspiel.Game`` or a string for ``pyspiel.load_game`` (for
@@ -266,7 +268,7 @@ def _player_positions(game: ExtensiveGame, p: int) -> np.ndarray:
     return segment_ranges(game.infoset_action_start[ks], game.infoset_num_actions[ks])
 
 
-def _policy_rows(policy, game: ExtensiveGame, source: OpenSpielSource) -> np.ndarray:
+def _policy_rows(policy: Any, game: ExtensiveGame, source: OpenSpielSource) -> np.ndarray:
     """Row of the tabular policy of every global information set of ``game``."""
     lookup = policy.state_lookup
     rows = np.empty(game.num_infosets, dtype=np.int64)
@@ -281,7 +283,7 @@ def _policy_rows(policy, game: ExtensiveGame, source: OpenSpielSource) -> np.nda
     return rows
 
 
-def to_tabular_policy(os_game, game: ExtensiveGame, behaviors) -> object:
+def to_tabular_policy(os_game: Any, game: ExtensiveGame, behaviors: Sequence[np.ndarray]) -> object:
     """OpenSpiel ``TabularPolicy`` playing the behaviour strategies ``behaviors``.
 
     ``os_game`` is the ``pyspiel.Game`` (or its string) that ``game`` was loaded from by
@@ -317,7 +319,7 @@ def to_tabular_policy(os_game, game: ExtensiveGame, behaviors) -> object:
     return pol
 
 
-def from_tabular_policy(policy, game: ExtensiveGame) -> list[np.ndarray]:
+def from_tabular_policy(policy: Any, game: ExtensiveGame) -> list[np.ndarray]:
     """Behaviour strategies (one array per player, indexed by sequences) of an OpenSpiel
     ``TabularPolicy`` on ``game``, a game loaded by :func:`from_openspiel`.
 

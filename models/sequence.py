@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,7 +64,9 @@ class PlayerSequences:
         return e
 
 
-def build_player_sequences(p: int, infoset_global, num_actions, parent_sequence) -> PlayerSequences:
+def build_player_sequences(
+    p: int, infoset_global: np.ndarray, num_actions: np.ndarray, parent_sequence: np.ndarray
+) -> PlayerSequences:
     """PlayerSequences from each information set's number of actions and parent sequence
     (information sets numbered so that sequences follow them in order)."""
     ks = np.asarray(infoset_global, dtype=np.int64)
@@ -115,14 +118,21 @@ class SequenceForm:
 
     @classmethod
     def from_parts(
-        cls, players: list[PlayerSequences], terminal_sequences, terminal_chance, terminal_payoffs, game=None
+        cls,
+        players: list[PlayerSequences],
+        terminal_sequences: np.ndarray,
+        terminal_chance: np.ndarray,
+        terminal_payoffs: np.ndarray,
+        game: ExtensiveGame | None = None,
     ) -> SequenceForm:
         """A sequence form given directly: per player its sequences, and the payoff entries
         (each with the players' sequences, a chance weight and payoffs). Used for games
         never expanded into a tree, such as abstractions built from their signal classes.
         ``terminal_nodes`` are the entries' indices."""
         sf = cls.__new__(cls)
-        sf.game = game
+        # None for a sequence form given by parts; only the helpers that name or lift
+        # through the tree read it
+        sf.game = cast(ExtensiveGame, game)
         sf.players = list(players)
         sf.terminal_sequences = np.asarray(terminal_sequences)
         sf.terminal_chance = np.asarray(terminal_chance, dtype=np.float64)

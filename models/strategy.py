@@ -8,10 +8,15 @@ indexing: entry ``s`` is the probability that the player's own moves follow ``s`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .efg import segment_ranges
 from .sequence import PlayerSequences, SequenceForm
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: A realization mass at or below this is treated as "information set not reached".
 UNREACHED = 1e-12
@@ -67,7 +72,9 @@ def expected_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> np.ndarray:
     return reach @ sf.terminal_payoffs
 
 
-def strategy_table(sf: SequenceForm, p: int, behavior: np.ndarray, realization: np.ndarray | None = None):
+def strategy_table(
+    sf: SequenceForm, p: int, behavior: np.ndarray, realization: np.ndarray | None = None
+) -> pd.DataFrame:
     """A pandas DataFrame with one row per information set and action of player ``p``.
 
     Columns: ``player`` (1-based), ``infoset``, ``action``, ``probability`` and, when a
