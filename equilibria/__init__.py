@@ -8,6 +8,8 @@
 
 __version__ = "0.1.0"
 
+from typing import Any
+
 from .answer import Answer
 from .api import GameSolution, solve_game
 from .instances import describe, load
@@ -18,7 +20,7 @@ from .models.sequence import SequenceForm
 from .routes import ROUTES, register_route, solve
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # the threshold programs and solve_pyomo import Pyomo, which the sequence-form path does not need
     if name == "solve_threshold":
         from .qualitative import solve_threshold

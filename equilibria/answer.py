@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .models.best_response import Exploitability
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior, strategy_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _plain(value: Any) -> Any:
@@ -99,7 +102,7 @@ class Answer:
         """Nonzeros of the solved program's matrix."""
         return self.sizes.get("nonzeros")
 
-    def strategy_table(self):
+    def strategy_table(self) -> pd.DataFrame:
         """Every player's behaviour strategy as one DataFrame (one row per information set
         and action, with realization weights), on the game named by ``certified_in``."""
         import pandas as pd
@@ -115,7 +118,7 @@ class Answer:
             ignore_index=True,
         )
 
-    def to_tabular_policy(self):
+    def to_tabular_policy(self) -> Any:
         """The answer as an OpenSpiel ``TabularPolicy``, for games loaded from OpenSpiel
         (``openspiel:GAME``), whose information states and action ids the game keeps."""
         from .models.errors import EquilibriaError
@@ -123,7 +126,7 @@ class Answer:
 
         game = None if self.sequence_form is None else self.sequence_form.game
         source = getattr(game, "openspiel", None)
-        if source is None or self.behaviors is None:
+        if source is None or game is None or self.behaviors is None:  # no game: no source either
             raise EquilibriaError(
                 "only answers on games loaded from OpenSpiel (openspiel:GAME) export as a TabularPolicy"
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -110,14 +110,31 @@ def solve_sequence_form(
     return _run(lp, sol, str(status), behaviors, cert, solutions, [])
 
 
-def _run(lp, sol, status, behaviors, cert, solutions, attempts) -> LPRun:
+def _run(
+    lp: LinearProgram,
+    sol: Solution,
+    status: str,
+    behaviors: list[np.ndarray],
+    cert: Exploitability,
+    solutions: list[Solution],
+    attempts: list[dict],
+) -> LPRun:
     # an LP objective is a game value only at an optimum; otherwise report the profile's
     # own payoff, which lies inside the certified bounds
-    value = float(sol.objective) if sol.status == "optimal" else float(cert.payoffs[0])
+    # (an optimal solution carries its objective)
+    value = float(cast(float, sol.objective)) if sol.status == "optimal" else float(cert.payoffs[0])
     return LPRun(lp, behaviors, cert, status, value, sol.backend, sol.method, solutions, attempts)
 
 
-def _solve_anytime(sf, lp, method, time_limit, target, verbose, times) -> LPRun:
+def _solve_anytime(
+    sf: SequenceForm,
+    lp: LinearProgram,
+    method: str | None,
+    time_limit: float | None,
+    target: float | None,
+    verbose: bool,
+    times: dict,
+) -> LPRun:
     start = time.perf_counter()
     best = None
     attempts: list[dict] = []

@@ -8,11 +8,13 @@ with Pyomo, then write the solution back into the model's variables
 
 from __future__ import annotations
 
+from typing import Any
+
 from .solvers import Solution, solve_model
 
 
 def solve_pyomo(
-    model,
+    model: Any,
     backend: str = "highs",
     *,
     method: str | None = None,

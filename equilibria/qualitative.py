@@ -11,6 +11,7 @@ thresholds, strategies and a certificate out.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +99,11 @@ class ThresholdSolution(Answer):
 
 
 def project(
-    game: BayesianGame, model: ParametricModel, thresholds, target: FiniteSignalGame, edges: np.ndarray | None = None
+    game: BayesianGame,
+    model: ParametricModel,
+    thresholds: Sequence[Sequence[float]],
+    target: FiniteSignalGame,
+    edges: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """Threshold strategies as plan probabilities on the finite game ``target``.
 

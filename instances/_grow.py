@@ -10,7 +10,7 @@ terminal payoffs. :func:`grow` applies it level after level and hands the arrays
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +50,7 @@ def grow(
     root: State,
     expand: Callable[[State], Expansion],
     num_players: int = 2,
-    player_names=("Player 1", "Player 2"),
+    player_names: Sequence[str] = ("Player 1", "Player 2"),
     title: str = "",
 ) -> ExtensiveGame:
     """Generate the whole tree breadth-first and return the validated game.

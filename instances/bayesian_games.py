@@ -15,7 +15,7 @@ from ..models.parametric import ModelError, ParametricModel
 from .betting import kuhn_betting, one_street_betting, river_betting
 
 
-def _signals(cards: int, cdf=None):
+def _signals(cards: int, cdf: SignalDistribution | None = None) -> SignalDistribution:
     if cards and cards > 0:
         return SignalDistribution.discrete([1.0 / cards] * cards)
     if cdf is None:
@@ -109,7 +109,7 @@ def river_endgame(
     )
 
 
-def load_bayesian(spec: str):
+def load_bayesian(spec: str) -> BayesianGame:
     """A registered signal game by ``"name:key=value,..."`` (the game registry's signal view)."""
     from .registry import describe
 

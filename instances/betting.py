@@ -9,10 +9,12 @@ equilibria by incorporating qualitative models", 2010).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..models.betting import BettingTree
 
 
-def limit_betting(ante: float, raise_sizes, max_raises) -> BettingTree:
+def limit_betting(ante: float, raise_sizes: Sequence[float], max_raises: Sequence[int]) -> BettingTree:
     """Limit poker: deal both private cards, then one betting round per raise size, a
     board card before every round after the first; player 1 acts first in every round.
 
@@ -23,7 +25,7 @@ def limit_betting(ante: float, raise_sizes, max_raises) -> BettingTree:
     raise_sizes, max_raises = list(raise_sizes), list(max_raises)
     t = BettingTree(separator="")
 
-    def act(node, r, player, contrib, raises, facing, checks):
+    def act(node: int, r: int, player: int, contrib: tuple[float, ...], raises: int, facing: bool, checks: int) -> None:
         t.decision(node, player)
         other = 1 - player
         if facing:
@@ -49,7 +51,7 @@ def limit_betting(ante: float, raise_sizes, max_raises) -> BettingTree:
                 c[player] = c[other] + raise_sizes[r]
                 act(child, r, other, tuple(c), raises + 1, True, checks)
 
-    def after_round(node, r, contrib):
+    def after_round(node: int, r: int, contrib: tuple[float, ...]) -> None:
         if r + 1 == len(raise_sizes):
             t.poker_terminal(node, contrib)  # showdown
             return

@@ -8,22 +8,27 @@ arbitrary strength (they are never compared).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+#: A hand evaluator: (private cards, board cards) -> strength per row
+Strength = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-def high_card(suits: int):
+
+def high_card(suits: int) -> Strength:
     """Kuhn and G_n: the rank of the private card."""
 
-    def strength(private, board):
+    def strength(private: np.ndarray, board: np.ndarray) -> np.ndarray:
         return np.asarray(private) // suits
 
     return strength
 
 
-def pair_or_high_card(ranks: int, suits: int):
+def pair_or_high_card(ranks: int, suits: int) -> Strength:
     """Leduc: a private card pairing a board card beats any unpaired card; else the rank."""
 
-    def strength(private, board):
+    def strength(private: np.ndarray, board: np.ndarray) -> np.ndarray:
         r = np.asarray(private) // suits
         board = np.asarray(board)
         if board.shape[1] == 0:
@@ -38,7 +43,7 @@ def pair_or_high_card(ranks: int, suits: int):
 HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, STRAIGHT_FLUSH = range(6)
 
 
-def three_card(ranks: int, suits: int):
+def three_card(ranks: int, suits: int) -> Strength:
     """Rhode Island hold'em: the best 3-card hand of the private card and two board cards.
 
     Categories from the top: straight flush, three of a kind, straight, flush, pair, high
@@ -47,7 +52,7 @@ def three_card(ranks: int, suits: int):
     """
     wheel = ranks == 13
 
-    def strength(private, board):
+    def strength(private: np.ndarray, board: np.ndarray) -> np.ndarray:
         cards = np.concatenate([np.asarray(private)[:, None], np.asarray(board)], axis=1)
         if cards.shape[1] < 3:
             return np.zeros(cards.shape[0], dtype=np.int64)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import GameError
-from ._grow import Expansion, grow
+from ._grow import Expansion, State, grow
 
 
 def liars_dice(dice: int = 1, sides: int = 6) -> ExtensiveGame:
@@ -27,10 +27,10 @@ def liars_dice(dice: int = 1, sides: int = 6) -> ExtensiveGame:
     liar = num_bids  # column of the "Liar" call
     width = num_bids + 1
 
-    def bid_name(b):
+    def bid_name(b: int) -> str:
         return f"{b // sides + 1}-{b % sides + 1}"
 
-    def expand(state):
+    def expand(state: State) -> Expansion:
         depth, dice_, last, mask = state["depth"], state["dice"], state["last"], state["mask"]
         k = last.shape[0]
         kind = np.full(k, TERMINAL, dtype=np.int32)
@@ -62,7 +62,7 @@ def liars_dice(dice: int = 1, sides: int = 6) -> ExtensiveGame:
             pay[:, 1] = -pay[:, 0]
             pay[~term] = 0
 
-        def children(rows, cols):
+        def children(rows: np.ndarray, cols: np.ndarray) -> tuple[State, np.ndarray]:
             d = dice_[rows].copy()
             roll = rolling[rows]
             rr = np.flatnonzero(roll)
@@ -81,14 +81,14 @@ def liars_dice(dice: int = 1, sides: int = 6) -> ExtensiveGame:
             }
             return child, np.full(rows.shape[0], 1.0 / sides)
 
-        def infoset_labels(rows):
+        def infoset_labels(rows: np.ndarray) -> list[str]:
             out = []
             for r in rows:
                 bids = [bid_name(b) for b in range(num_bids) if mask[r] >> b & 1]
                 out.append(f"{own[r]}:{' '.join(bids)}")
             return out
 
-        def action_labels(rows, cols):
+        def action_labels(rows: np.ndarray, cols: np.ndarray) -> list[str]:
             return ["Liar" if c == liar else bid_name(c) for c in cols]
 
         return Expansion(kind, moves, children, key, infoset_labels, action_labels, pay)

@@ -7,17 +7,25 @@ of imperfect information games", J. ACM 2007), for GameShrink.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 from ..models.errors import GameError
 from ..models.ordered import OrderedGame
 from .betting import limit_betting
-from .hands import high_card, pair_or_high_card, three_card
+from .hands import Strength, high_card, pair_or_high_card, three_card
 from .poker import default_card_names, poker_game
 
 
 def ordered_poker(
-    name: str, ranks: int, suits: int, ante: float, raise_sizes, max_raises, strength, names=None
+    name: str,
+    ranks: int,
+    suits: int,
+    ante: float,
+    raise_sizes: Sequence[float],
+    max_raises: Sequence[int],
+    strength: Strength,
+    names: Sequence[str] | None = None,
 ) -> OrderedGame:
     """Limit poker with one private card each and a board card before every round after
     the first, as an ordered game; ``strength(private, board)`` ranks hands and ``names``
@@ -100,7 +108,7 @@ def rhode_island(ranks: int = 13, suits: int = 4) -> OrderedGame:
     )
 
 
-def load_ordered(spec: str):
+def load_ordered(spec: str) -> OrderedGame:
     """An ordered game by ``"name:key=value,..."`` (the game registry's ordered view)."""
     from .registry import describe
 

@@ -9,14 +9,16 @@ information games", J. ACM 2007) is what merges them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..models.betting import PokerViews, decode_view_keys, encode_view_keys
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import GameError
-from ._grow import Expansion, grow
+from ._grow import Expansion, State, grow
 from .betting import limit_betting
-from .hands import pair_or_high_card, three_card
+from .hands import Strength, pair_or_high_card, three_card
 
 
 def rank_names(ranks: int) -> list[str]:
@@ -40,11 +42,11 @@ def poker_game(
     ranks: int,
     suits: int = 1,
     ante: float = 1.0,
-    raise_sizes=(1.0,),
-    max_raises=(1,),
+    raise_sizes: Sequence[float] = (1.0,),
+    max_raises: Sequence[int] = (1,),
     title: str = "",
     card_names: list[str] | None = None,
-    strength=None,
+    strength: Strength | None = None,
 ) -> ExtensiveGame:
     """Two-player limit poker: one private card each, one board card per extra round.
 
@@ -78,7 +80,7 @@ def poker_game(
     if strength is None:
         strength = pair_or_high_card(ranks, suits)
 
-    def expand(state):
+    def expand(state: State) -> Expansion:
         tpl = state["tpl"]
         cards = state["cards"]
         k = tpl.shape[0]
@@ -112,7 +114,7 @@ def poker_game(
             pay[:, 1] = -p1
         pay[~term] = 0
 
-        def children(rows, cols):
+        def children(rows: np.ndarray, cols: np.ndarray) -> tuple[State, np.ndarray]:
             new_cards = cards[rows].copy()
             is_deal = kd[rows] == CHANCE
             dr = np.flatnonzero(is_deal)
@@ -121,7 +123,7 @@ def poker_game(
             prob = 1.0 / avail[rows]
             return {"tpl": new_tpl, "cards": new_cards}, prob
 
-        def infoset_labels(rows):
+        def infoset_labels(rows: np.ndarray) -> list[str]:
             out = []
             for r in rows:
                 p = kd[r]
@@ -129,7 +131,7 @@ def poker_game(
                 out.append(f"{card_names_arr[cards[r, p]]}{'|' + board if board else ''}:{t.history[tpl[r]]}")
             return out
 
-        def action_labels(rows, cols):
+        def action_labels(rows: np.ndarray, cols: np.ndarray) -> list[str]:
             return [t.label[t.children[tpl[r]][c]] for r, c in zip(rows, cols)]
 
         return Expansion(kd, moves, children, key, infoset_labels, action_labels, pay)

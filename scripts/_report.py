@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 
 def write_rows(rows: list[dict], path: Path) -> None:
@@ -15,7 +16,7 @@ def write_rows(rows: list[dict], path: Path) -> None:
         writer.writerows(rows)
 
 
-def pyplot():
+def pyplot() -> Any:
     """matplotlib.pyplot on the file-only Agg backend, or None (with a note) if missing."""
     try:
         import matplotlib
@@ -28,7 +29,7 @@ def pyplot():
     return plt
 
 
-def finish(fig, ax, path: Path) -> None:
+def finish(fig: Any, ax: Any, path: Path) -> None:
     """Legend, grid, layout; save ``fig`` to ``path`` and say so."""
     ax.legend()
     ax.grid(alpha=0.3)

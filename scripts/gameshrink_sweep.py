@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ._report import finish, pyplot, write_rows
 
 
-def run(game: str, thresholds, out: Path, plot: bool = True) -> list[dict]:
+def run(game: str, thresholds: Iterable[float], out: Path, plot: bool = True) -> list[dict]:
     """Rows of the sweep (see the module docstring)."""
     from ..shrink import solve_shrunk
 
@@ -67,7 +68,7 @@ def run(game: str, thresholds, out: Path, plot: bool = True) -> list[dict]:
     return rows
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="leduc:ranks=6")

@@ -19,17 +19,25 @@ paper's numbers; writes figure1.csv and figure1.png.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._report import finish, pyplot, write_rows
 
+if TYPE_CHECKING:
+    from ..models.bayesian import BayesianGame
+    from ..models.parametric import ParametricModel
+
 PAPER_V = {50: -0.0576, 100: -0.0566, 150: -0.0563, 200: -0.0561, 250: -0.0560}
 PAPER_PI = {50: -0.0624, 100: -0.0612, 150: -0.0579, 200: -0.0583, 250: -0.0560}
 
 
-def pure_projection(game, model, thresholds, n: int) -> list[np.ndarray]:
+def pure_projection(
+    game: BayesianGame, model: ParametricModel, thresholds: Sequence[Sequence[float]], n: int
+) -> list[np.ndarray]:
     """Plan strategies of G_n: card i plays the region holding (i-1)/(n-1); on a threshold,
     the adjacent region whose plan bets at its first decision wins the tie."""
     plans = model.plan_indices(game)
@@ -50,7 +58,7 @@ def pure_projection(game, model, thresholds, n: int) -> list[np.ndarray]:
     return out
 
 
-def run(ns, out: Path, plot: bool = True) -> list[dict]:
+def run(ns: Iterable[int], out: Path, plot: bool = True) -> list[dict]:
     """Compute the rows of Figure 1 (see the module docstring); returns them."""
     from .. import load, solve_game
     from ..instances.bayesian_games import load_bayesian
@@ -99,7 +107,7 @@ def run(ns, out: Path, plot: bool = True) -> list[dict]:
     return rows
 
 
-def _plot(rows, path: Path) -> None:
+def _plot(rows: list[dict], path: Path) -> None:
     plt = pyplot()
     if plt is None:
         return
@@ -116,7 +124,7 @@ def _plot(rows, path: Path) -> None:
     finish(fig, ax, path)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 150, 200, 250])

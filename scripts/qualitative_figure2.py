@@ -20,7 +20,9 @@ Prints them beside the paper's numbers; writes figure2.csv and figure2.png.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ._report import finish, pyplot, write_rows
 
@@ -28,7 +30,13 @@ PAPER = {2: -0.2305, 5: -0.0667, 10: -0.0593, 25: -0.0569, 50: -0.0562, 125: -0.
 
 
 def run(
-    n: int, buckets, out: Path, plot: bool = True, vertices: int = 100, seed: int = 0, kinds=("exact", "ordered")
+    n: int,
+    buckets: Iterable[int],
+    out: Path,
+    plot: bool = True,
+    vertices: int = 100,
+    seed: int = 0,
+    kinds: Sequence[str] = ("exact", "ordered"),
 ) -> list[dict]:
     """Compute the rows of Figure 2 (see the module docstring); returns them."""
     import numpy as np
@@ -118,7 +126,7 @@ def run(
     return rows
 
 
-def _plot(rows, path: Path, np) -> None:
+def _plot(rows: list[dict], path: Path, np: Any) -> None:
     plt = pyplot()
     if plt is None:
         return
@@ -148,7 +156,7 @@ def _plot(rows, path: Path, np) -> None:
     finish(fig, ax, path)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=250)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+from collections.abc import Sequence
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     from ..formulations import equilibrium_behaviors
     from ..models.best_response import certify
