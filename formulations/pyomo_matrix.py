@@ -46,7 +46,7 @@ class MatrixRowData(ConstraintData):
     # The base class keeps the relational expression in ``_expr``; here it is derived on
     # demand, so every inherited method (expr, body, pprint, slack) sees a real expression.
     @property
-    def _expr(self):
+    def _expr(self) -> Any:
         lower, body, upper = self.to_bounded_expression()
         if lower is not None and lower == upper:
             return EqualityExpression((body, upper))
@@ -57,11 +57,11 @@ class MatrixRowData(ConstraintData):
         return RangedExpression((lower, body, upper), (False, False))
 
     @_expr.setter
-    def _expr(self, value: Any):
+    def _expr(self, value: Any) -> None:
         if value is not None:
             self._refuse()
 
-    def _refuse(self):
+    def _refuse(self) -> NoReturn:
         raise TypeError(
             f"constraint {self.name} is a row of the matrix constraint {self.parent_component().name} "
             "and cannot be changed; deactivate it and add an ordinary Constraint instead"

@@ -61,7 +61,7 @@ class OpenSpielSource:
         return self.action_ids[start : start + int(game.infoset_num_actions[k])]
 
 
-def _load(game_or_string: Any):
+def _load(game_or_string: Any) -> Any:
     import pyspiel
 
     if isinstance(game_or_string, str):

@@ -29,7 +29,7 @@ _CLP_STATUS = {
 }
 
 
-def _clp(problem: LinearProgram, verbose: bool):
+def _clp(problem: LinearProgram, verbose: bool) -> Any:
     from cylp.cy import CyClpSimplex
     from cylp.cy.CyCoinPackedMatrix import CyCoinPackedMatrix
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import pyomo.environ as pyo
@@ -59,7 +60,7 @@ def transformed(model: pyo.ConcreteModel, indicators: str, memo: dict | None = N
     return clone
 
 
-def _variables(model: Any):
+def _variables(model: Any) -> Iterator[Any]:
     return model.component_data_objects(pyo.Var, descend_into=(pyo.Block, Disjunct))
 
 

@@ -41,7 +41,7 @@ RESTRICTED = (2000, 2000)
 METHODS = {"auto": -1, "primal": 0, "dual": 1, "barrier": 2, "concurrent": 3, "pdlp": 6}
 
 
-def _rows(problem: LinearProgram):
+def _rows(problem: LinearProgram) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rows split by kind: (A, rhs) for ``=``, ``<=`` and ``>=`` (a ranged row is both)."""
     A = problem.A.tocsr()
     lo, hi = np.asarray(problem.row_lower, float), np.asarray(problem.row_upper, float)

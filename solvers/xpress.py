@@ -26,7 +26,7 @@ COMMUNITY_LIMIT = 5000
 METHODS = {"auto": 1, "dual": 2, "primal": 3, "barrier": 4, "pdhg": 6}
 
 
-def _problem():
+def _problem() -> Any:
     import xpress as xp
 
     with warnings.catch_warnings():
@@ -35,7 +35,7 @@ def _problem():
         return xp.problem()
 
 
-def _row_types(lo: np.ndarray, hi: np.ndarray):
+def _row_types(lo: np.ndarray, hi: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Xpress row types (E, L, G, R, N) with right-hand sides and ranges."""
     kind = np.full(lo.size, "N")
     rhs = np.zeros(lo.size)
