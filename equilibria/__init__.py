@@ -1,54 +1,54 @@
 """equilibria: equilibria of games of imperfect information by mathematical programming.
 
 >>> import equilibria
->>> sol = equilibria.solve_game(equilibria.load("kuhn"))
+>>> sol = equilibria.solve("kuhn")
 >>> round(sol.value, 6), sol.exploitability < 1e-9
 (-0.055556, True)
+
+The names below are imported on first use, so that ``import equilibria`` (and the
+command line's start) costs almost nothing and Pyomo is loaded only by the routes that
+need it.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 __version__ = "0.1.0"
 
-from typing import Any
-
-from .answer import Answer
-from .api import GameSolution, solve_game
-from .instances import describe, load
-from .models import EquilibriaError, ExtensiveGame, GameBuilder
-from .models.best_response import certify
-from .models.efg_io import read_efg, write_efg
-from .models.sequence import SequenceForm
-from .routes import ROUTES, register_route, solve
+#: public name -> module (relative to this package) that defines it
+_EXPORTS = {
+    "Answer": ".answer",
+    "GameSolution": ".api",
+    "solve_game": ".api",
+    "describe": ".instances",
+    "load": ".instances",
+    "EquilibriaError": ".models.errors",
+    "ExtensiveGame": ".models.efg",
+    "GameBuilder": ".models.efg",
+    "certify": ".models.best_response",
+    "read_efg": ".models.efg_io",
+    "write_efg": ".models.efg_io",
+    "SequenceForm": ".models.sequence",
+    "ROUTES": ".routes",
+    "register_route": ".routes",
+    "solve": ".routes",
+    "solve_threshold": ".qualitative",
+    "solve_pyomo": ".pyomo_models",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # the threshold programs and solve_pyomo import Pyomo, which the sequence-form path does not need
-    if name == "solve_threshold":
-        from .qualitative import solve_threshold
-
-        return solve_threshold
-    if name == "solve_pyomo":
-        from .pyomo_models import solve_pyomo
-
-        return solve_pyomo
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'equilibria' has no attribute '{name}'")
 
 
-__all__ = [
-    "Answer",
-    "ROUTES",
-    "certify",
-    "describe",
-    "register_route",
-    "solve",
-    "EquilibriaError",
-    "ExtensiveGame",
-    "GameBuilder",
-    "GameSolution",
-    "SequenceForm",
-    "load",
-    "read_efg",
-    "solve_game",
-    "solve_pyomo",
-    "solve_threshold",
-    "write_efg",
-]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))
+
+
+__all__ = sorted(_EXPORTS)

@@ -21,6 +21,7 @@ from .formulations.linear_program import LinearProgram
 from .models.best_response import Exploitability, certify
 from .models.efg import ExtensiveGame
 from .models.errors import SolverError
+from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
 from .solvers import Solution, solve
@@ -81,11 +82,13 @@ def solve_sequence_form(
     times = times if times is not None else {}
     if lp is None:
         t0 = time.perf_counter()
-        lp = sequence_form_lp(sf, 0)
+        with stage("building the sequence-form LP"):
+            lp = sequence_form_lp(sf, 0)
         times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
     if backend == "highs" and (time_limit is not None or target_exploitability is not None):
         return _solve_anytime(sf, lp, method, time_limit, target_exploitability, verbose, times)
-    sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
+    with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
+        sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
     if sol.x is None:
         raise SolverError(f"backend {backend} returned no solution (status {sol.status}: {sol.message})")
     _add_seconds(times, sol)
@@ -104,7 +107,8 @@ def solve_sequence_form(
         solutions.append(sol2)
         t1 = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, opponent_lp=lp2, opponent_x=sol2.x)
-    cert = certify(sf, behaviors)
+    with stage("certifying by exact best responses"):
+        cert = certify(sf, behaviors)
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
     status = sol.status if all(s.status == sol.status for s in solutions) else "/".join(s.status for s in solutions)
     return _run(lp, sol, str(status), behaviors, cert, solutions, [])
@@ -238,7 +242,8 @@ def solve_game(
         game = describe(game).view("extensive", "the sequence-form LP")
         times["game"] = times.get("game", 0.0) + time.perf_counter() - t
     t0 = time.perf_counter()
-    sf = SequenceForm(game)
+    with stage("building the sequence form"):
+        sf = SequenceForm(game)
     times["sequence_form"] = time.perf_counter() - t0
     run = solve_sequence_form(
         sf,

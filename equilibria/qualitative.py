@@ -24,6 +24,7 @@ from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_threshol
 from .models.best_response import Exploitability, certify
 from .models.errors import SolverError
 from .models.parametric import ModelError, ParametricModel
+from .models.progress import stage
 from .models.sequence import SequenceForm
 from .solvers.disjunctive import default_indicators, solve_disjunctive
 
@@ -157,11 +158,13 @@ def solve_threshold(
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     model = resolve_model(game, model)
     indicators = indicators or default_indicators(backend)
-    program = threshold_milfp(game, model, select=select, min_width=min_width)
+    with stage("building the threshold program"):
+        program = threshold_milfp(game, model, select=select, min_width=min_width)
     t1 = time.perf_counter()
-    sol = solve_disjunctive(
-        program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
-    )
+    with stage(f"solving the threshold program with {backend}"):
+        sol = solve_disjunctive(
+            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+        )
     t2 = time.perf_counter()
     if sol.status == "infeasible":
         raise ModelInfeasible(

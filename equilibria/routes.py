@@ -22,6 +22,7 @@ from typing import Any
 
 from .answer import Answer
 from .models.errors import EquilibriaError
+from .models.progress import stage
 
 
 class RouteError(EquilibriaError):
@@ -95,7 +96,9 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     if unknown:
         raise RouteError(f"route '{route}' takes no option '{unknown[0]}'; it takes: {', '.join(accepted)}")
     t0 = time.perf_counter()
-    view = describe(game).view(r.view, f"the {route} route")
+    description = describe(game)
+    with stage(f"building {description.spec} ({r.view} form)"):
+        view = description.view(r.view, f"the {route} route")
     seconds = time.perf_counter() - t0
     answer = r.function()(view, **options)
     answer.seconds = {"game": seconds, **answer.seconds}

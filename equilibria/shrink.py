@@ -22,6 +22,7 @@ from .models.best_response import certify
 from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
 from .models.gameshrink import game_shrink
 from .models.ordered import OrderedGame, SignalSpace
+from .models.progress import stage
 from .models.sequence import SequenceForm
 
 #: Largest original game (information sets per player) lifted and certified by default.
@@ -77,13 +78,16 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkR
 
         game = describe(game).view("ordered", "GameShrink needs a game with ordered signals")
     t0 = time.perf_counter()
-    space = SignalSpace(game)
+    with stage("building the signal tree"):
+        space = SignalSpace(game)
     t1 = time.perf_counter()
-    filt = game_shrink(game, space, threshold=threshold, progress=progress)
+    with stage("GameShrink"):
+        filt = game_shrink(game, space, threshold=threshold, progress=progress)
     t2 = time.perf_counter()
-    fg = filtered_sequence_form(filt)
-    t3 = time.perf_counter()
-    lp = sequence_form_lp(fg.sequence_form, 0)
+    with stage("building the shrunk sequence form and LP"):
+        fg = filtered_sequence_form(filt)
+        t3 = time.perf_counter()
+        lp = sequence_form_lp(fg.sequence_form, 0)
     t4 = time.perf_counter()
     before = game.unabstracted_lp_size()
     return ShrinkReport(
@@ -170,12 +174,14 @@ def solve_shrunk(
     answer_sf, behaviors, cert, where, nodes = sf, run.behaviors, run.certificate, "the shrunk game", None
     if lift:
         t0 = time.perf_counter()
-        original = report.game.to_extensive()
-        osf = SequenceForm(original)
+        with stage("building the original game to certify in it"):
+            original = report.game.to_extensive()
+            osf = SequenceForm(original)
         times["original_game"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        behaviors = lift_behavior(fg, run.behaviors, original, osf)
-        cert = certify(osf, behaviors)
+        with stage("lifting and certifying in the original game"):
+            behaviors = lift_behavior(fg, run.behaviors, original, osf)
+            cert = certify(osf, behaviors)
         times["lift_and_certify"] = time.perf_counter() - t1
         answer_sf, where, nodes = osf, "the game", original.num_nodes
     return ShrunkSolution(

@@ -24,9 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models.errors import EquilibriaError, UnknownInstanceError
+
+if TYPE_CHECKING:
+    from ..models.bayesian import BayesianGame
+    from ..models.efg import ExtensiveGame
+    from ..models.ordered import OrderedGame
 
 VIEWS = ("extensive", "ordered", "signal")
 
@@ -134,21 +139,21 @@ class GameDescription:
             self._built[view] = self.factories[view]()
         return self._built[view]
 
-    def extensive(self):
+    def extensive(self) -> ExtensiveGame:
         """The game as an ExtensiveGame."""
         return self.view("extensive")
 
-    def ordered(self):
+    def ordered(self) -> OrderedGame:
         """The game as an OrderedGame (games with ordered signals)."""
         return self.view("ordered")
 
-    def signal(self):
+    def signal(self) -> BayesianGame:
         """The game as a BayesianGame (private signals, public betting)."""
         return self.view("signal")
 
 
 def _signal_extensive(make_signal: Callable[[], Any], spec: str) -> Callable[[], Any]:
-    def build():
+    def build() -> ExtensiveGame:
         game = make_signal()
         if not game.finite:
             raise ViewUnavailable(
@@ -314,7 +319,7 @@ def _openspiel(spec: str) -> GameDescription:
     if not game_string:
         raise UnknownInstanceError("openspiel: needs a game string, e.g. openspiel:kuhn_poker(players=3)")
 
-    def build():
+    def build() -> ExtensiveGame:
         try:
             from ..models.openspiel_io import from_openspiel
         except ImportError as exc:  # the module or OpenSpiel itself
@@ -324,7 +329,7 @@ def _openspiel(spec: str) -> GameDescription:
     return GameDescription(spec, spec, {}, {"extensive": build})
 
 
-def load(spec: Any):
+def load(spec: Any) -> ExtensiveGame:
     """The extensive form of a game (see :func:`describe` for what ``spec`` may be)."""
     return describe(spec).view("extensive")
 

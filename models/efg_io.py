@@ -11,6 +11,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,8 @@ class _Tokens:
                     line += text.count("\n", pos, pos + len(rest) - len(rest.lstrip()))
                     raise FileFormatError(f"{source}, line {line}: cannot read '{rest.strip()[:20]}'")
                 break
-            line += text.count("\n", pos, m.start(m.lastgroup))
-            kind = m.lastgroup
+            kind = m.lastgroup or ""
+            line += text.count("\n", pos, m.start(kind))
             value = m.group(kind)
             if kind == "str":
                 value = re.sub(r"\\(.)", r"\1", value[1:-1])
@@ -53,10 +54,10 @@ class _Tokens:
     def error(self, message: str) -> FileFormatError:
         return FileFormatError(f"{self.source}, line {self.line()}: {message}")
 
-    def peek(self):
+    def peek(self) -> tuple:
         return self.items[self.i] if self.i < len(self.items) else (None, None, self.line())
 
-    def next(self, kind: str | None = None, what: str = "token"):
+    def next(self, kind: str | None = None, what: str = "token") -> Any:
         if self.i >= len(self.items):
             raise self.error(f"file ends where a {what} was expected")
         tok = self.items[self.i]
@@ -92,7 +93,7 @@ class _Tokens:
         self._close(what)
         return out
 
-    def _close(self, what: str):
+    def _close(self, what: str) -> None:
         kind, value, _ = self.peek()
         if kind != "brace" or value != "}":
             raise self.error(f"expected '}}' closing the {what}, found '{value}'")
@@ -135,14 +136,26 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         comment = tk.next()
     P = len(players)
 
-    parent, kind, infoset, action, prob, outcome, node_label, chance_label = ([] for _ in range(8))
+    parent: list[int] = []
+    kind: list[int] = []
+    infoset: list[int] = []
+    action: list[int] = []
+    prob: list[float] = []
+    outcome: list[int] = []
+    node_label: list[str] = []
+    chance_label: list[str] = []
     prob_exact: list[Fraction] = []
     prob_text: list[str] = []
     node_line: list[int] = []
     infosets: dict[tuple[int, int], int] = {}  # (player or -1, number) -> global index
-    infoset_player, infoset_actions, infoset_names, infoset_probs, infoset_numbers = [], [], [], [], []
+    infoset_player: list[int] = []
+    infoset_actions: list[list[str]] = []
+    infoset_names: list[str] = []
+    infoset_probs: list[list] = []
+    infoset_numbers: list[int] = []
     outcomes: dict[int, int] = {}
-    outcome_payoffs, outcome_names = [], []
+    outcome_payoffs: list[list[float]] = []
+    outcome_names: list[str] = []
     # stack of (parent node, next action index, number of actions)
     stack: list[list[int]] = []
 
@@ -386,7 +399,7 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     seen_infoset = np.zeros(game.num_infosets, dtype=bool)
     outcome_seen: dict[int, int] = {}
     out_labels = game.outcome_labels
-    text = game.chance_text
+    chance_texts = game.chance_text
     chance_number = 0
     for node in preorder(game):
         node = int(node)
@@ -418,8 +431,8 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
             chance_number += 1
             parts = []
             for c in kids:
-                if text is not None and str(text[c]):
-                    p = str(text[c])
+                if chance_texts is not None and str(chance_texts[c]):
+                    p = str(chance_texts[c])
                 else:
                     p = _simplest_text(float(game.chance_prob[c]))
                 parts.append(f"{_quote(game.edge_label(c))} {p}")

@@ -19,3 +19,7 @@ class UnknownInstanceError(EquilibriaError):
 
 class SolverError(EquilibriaError):
     """A backend is unavailable or a solve failed."""
+
+
+class OutputError(EquilibriaError):
+    """An output file cannot be written; the message names the path and the reason."""

@@ -18,15 +18,20 @@ the input print one line on stderr and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import logging
+import math
+import os
+import signal
 import sys
+import threading
 import time
+from typing import Any, NoReturn
 
-from ..models.errors import EquilibriaError
 
-
-def _load(spec: str):
+def _load(spec: str) -> tuple[Any, float]:
     from ..instances import load
 
     t0 = time.perf_counter()
@@ -34,26 +39,16 @@ def _load(spec: str):
     return game, time.perf_counter() - t0
 
 
-def _write_strategies(answer, path: str) -> None:
-    """The answer's strategy table as CSV, written beside the target and renamed onto it,
-    so a failure leaves no partial file."""
-    import os
-    import tempfile
+def _write_strategies(answer: Any, path: str) -> None:
+    """The answer's strategy table as CSV, all or nothing (see models.output)."""
+    from ..models.output import atomic_output
 
     table = answer.strategy_table()
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".strategies-", suffix=".csv", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            table.to_csv(handle, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_output(path) as tmp:
+        table.to_csv(tmp, index=False)
 
 
-def _print_certificate(answer) -> None:
+def _print_certificate(answer: Any) -> None:
     """The lines every route prints: value, certificate, bounds, status."""
     print(f"value (player 1) {answer.value:.12f}")
     print(
@@ -71,7 +66,7 @@ def _print_certificate(answer) -> None:
     )
 
 
-def cmd_solve(args) -> int:
+def cmd_solve(args: argparse.Namespace) -> int:
     from ..routes import solve
     from ..shrink import ShrunkSolution
 
@@ -111,13 +106,13 @@ def cmd_solve(args) -> int:
     return 0
 
 
-def _usage(message: str):
+def _usage(message: str) -> Exception:
     from ..models.errors import EquilibriaError
 
     return EquilibriaError(message)
 
 
-def _print_shrink(report) -> None:
+def _print_shrink(report: Any) -> None:
     d = report.to_dict()
     print(
         f"game             {report.game.name}"
@@ -135,7 +130,7 @@ def _print_shrink(report) -> None:
     print(f"peak memory      {d['peak_mb']:,.0f} MB")
 
 
-def cmd_shrink(args) -> int:
+def cmd_shrink(args: argparse.Namespace) -> int:
     from ..shrink import shrink
     from ..solvers import write_problem
 
@@ -151,7 +146,7 @@ def cmd_shrink(args) -> int:
     return 0
 
 
-def cmd_info(args) -> int:
+def cmd_info(args: argparse.Namespace) -> int:
     from ..instances import describe
 
     if args.list:
@@ -185,7 +180,7 @@ def cmd_info(args) -> int:
     return 0
 
 
-def cmd_games(args) -> int:
+def cmd_games(args: argparse.Namespace) -> int:
     from ..instances import catalog
     from ..routes import ROUTES
 
@@ -204,7 +199,7 @@ def cmd_games(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     from ..formulations import sequence_form_lp
     from ..models.sequence import SequenceForm
     from ..solvers import write_problem
@@ -218,7 +213,7 @@ def cmd_export(args) -> int:
     return 0
 
 
-def cmd_threshold(args) -> int:
+def cmd_threshold(args: argparse.Namespace) -> int:
     from ..qualitative import ThresholdSolution
     from ..routes import solve
     from ..solvers.disjunctive import write_disjunctive
@@ -275,7 +270,7 @@ def cmd_threshold(args) -> int:
     return 0
 
 
-def cmd_backends(args) -> int:
+def cmd_backends(args: argparse.Namespace) -> int:
     from ..solvers import CAPABILITIES, available_backends, get_backend, registered
 
     here = available_backends()
@@ -295,10 +290,18 @@ def cmd_backends(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``equilibria`` command."""
-    parser = argparse.ArgumentParser(
+    common = _Parser(add_help=False)
+    common.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser = _Parser(
         prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add = sub.add_parser
+
+    def add_parser(*a: Any, **k: Any) -> argparse.ArgumentParser:
+        return _add(*a, parents=[common], **k)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign,assignment]  # every command takes --quiet
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
     p.add_argument("game")
@@ -311,13 +314,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--time-limit",
-        type=float,
+        type=_number("positive"),
         default=None,
         help="seconds for the solver; the best certified strategies so far are returned",
     )
     p.add_argument(
         "--target-exploitability",
-        type=float,
+        type=_number("positive"),
         default=None,
         metavar="EPS",
         help="stop as soon as the certified exploitability is at most EPS",
@@ -331,14 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)",
     )
-    p.add_argument("--threshold", type=float, default=0.0, help="with --shrink: lossy GameShrink threshold")
+    p.add_argument(
+        "--threshold", type=_number("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"
+    )
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
     p.add_argument("game", help="kuhn, generalized_kuhn:cards=N, leduc:ranks=R,suits=S, rhode_island[:ranks=R,suits=S]")
     p.add_argument(
         "--threshold",
-        type=float,
+        type=_number("nonnegative"),
         default=0.0,
         help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
     )
@@ -376,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cells",
-        type=int,
+        type=_number("count"),
         default=4000,
         help="cells of the discretisation that verifies continuous answers (default 4000)",
     )
@@ -389,11 +394,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--min-width",
-        type=float,
+        type=_number("nonnegative"),
         default=0.0,
         help="every region at least this wide in signal units (rules out empty regions)",
     )
-    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--time-limit", type=_number("positive"), default=None)
     p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true")
@@ -405,23 +410,201 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _number(kind: str):  # noqa: ANN202  (an argparse type)
+    """An argparse type: a finite float that is ``positive`` or ``nonnegative``, or a
+    ``count`` (a whole number of at least 1)."""
+
+    def parse(text: str) -> float | int:
+        if kind == "count":
+            try:
+                value = int(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+            if value < 1:
+                raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+            return value
+        try:
+            number = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        if not math.isfinite(number):
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+        if kind == "positive" and number <= 0:
+            raise argparse.ArgumentTypeError(f"{text} is not positive")
+        if kind == "nonnegative" and number < 0:
+            raise argparse.ArgumentTypeError(f"{text} is negative")
+        return number
+
+    parse.__name__ = kind  # argparse names the type in its messages
+    return parse
+
+
+class _Progress(logging.Handler):
+    """Shows the library's progress on stderr: INFO records as they come, and the current
+    stage (``equilibria.models.progress``) once it has run for :data:`SHOW_AFTER` seconds,
+    then every few seconds until it ends."""
+
+    SHOW_AFTER = 2.0
+    EVERY = 5.0
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.stages: list[tuple[str, float]] = []
+        self.state_lock = threading.Lock()
+        self.stop = threading.Event()
+        self.ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+        self.ticker.start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        event = getattr(record, "event", None)
+        with self.state_lock:
+            if event == "start":
+                self.stages.append((record.getMessage(), time.perf_counter()))
+            elif event == "end":
+                seconds = getattr(record, "seconds", 0.0)
+                name = getattr(record, "stage", "")
+                self.stages = [st for st in self.stages if st[0] != name]
+                if seconds >= self.SHOW_AFTER:
+                    self._say(f"{name}: done in {seconds:.1f} s")
+            elif record.levelno >= logging.INFO:
+                self._say(record.getMessage())
+
+    def _say(self, text: str) -> None:
+        print(f"equilibria: {text}", file=sys.stderr, flush=True)
+
+    def _tick(self) -> None:
+        shown: dict[str, float] = {}
+        while not self.stop.wait(0.5):
+            with self.state_lock:
+                if not self.stages:
+                    continue
+                name, start = self.stages[-1]
+                now = time.perf_counter()
+                last = shown.get(name)
+                if now - start >= self.SHOW_AFTER and (last is None or now - last >= self.EVERY):
+                    shown[name] = now
+                    self._say(f"{name} ... {now - start:.0f} s")
+
+    def close(self) -> None:
+        self.stop.set()
+        super().close()
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool, verbose: bool):  # noqa: ANN202  (a context manager)
+    """Route the library's logging to stderr for the length of a command."""
+    logger = logging.getLogger("equilibria")
+    if quiet:
+        yield
+        return
+    handler = _Progress()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
+
+
+def _run(argv: list[str] | None) -> int:
+    from ..models.errors import EquilibriaError
+
     args = build_parser().parse_args(argv)
-    if getattr(args, "verbose", False):
-        # the library reports progress through logging; --verbose shows it on stderr
-        logging.basicConfig(level=logging.INFO, format="equilibria: %(message)s", stream=sys.stderr)
     if getattr(args, "format", None) is None and hasattr(args, "output"):
         args.format = "lp" if str(args.output).lower().endswith(".lp") else "mps"
+    out = io.StringIO()
     try:
-        return args.func(args)
+        with _progress(getattr(args, "quiet", False), getattr(args, "verbose", False)):
+            # what a command prints is held back until it has succeeded: an error or an
+            # interrupt leaves no partial output
+            with contextlib.redirect_stdout(out):
+                code = args.func(args)
     except EquilibriaError as exc:
         print(f"equilibria: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("equilibria: error: the input nests too deeply to be read", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(out.getvalue())
+    sys.stdout.flush()
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for bad input, 130 if interrupted)."""
+    try:
+        return _run(argv)
     except KeyboardInterrupt:
-        print("equilibria: interrupted", file=sys.stderr)
+        _interrupted()
         return 130
 
 
+_said = threading.Event()
+
+
+def _interrupted() -> None:
+    """Remove partial outputs and say so once."""
+    from ..models.output import remove_partial_outputs
+
+    remove_partial_outputs()
+    if not _said.is_set():
+        _said.set()
+        print("equilibria: interrupted", file=sys.stderr, flush=True)
+
+
+#: Seconds an interrupted command has to unwind before the process leaves regardless.
+EXIT_GRACE = 0.8
+
+
+def _watch_interrupts() -> None:
+    """Wait for SIGINT in a thread of its own (it is blocked everywhere else), so that an
+    interrupt is seen even while the main thread is inside a long C call: the main thread
+    is asked to unwind (KeyboardInterrupt: solvers are cancelled, partial files removed);
+    if it has not finished within :data:`EXIT_GRACE` seconds the process leaves anyway."""
+    signal.sigwait({signal.SIGINT})
+    import _thread
+
+    _thread.interrupt_main()
+    time.sleep(EXIT_GRACE)
+    _interrupted()
+    os._exit(130)
+
+
+def entry() -> NoReturn:
+    """The ``equilibria`` console command: :func:`main` with interrupts handled for a
+    process of its own (exit 130 within a second, whatever it is doing)."""
+    if hasattr(signal, "pthread_sigmask"):
+        # block SIGINT before any other thread exists, so every thread inherits the mask
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    # leave without the interpreter's shutdown: solver threads cancelled above may still be
+    # unwinding in C++ and must not be torn down under it
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -6,16 +6,17 @@ highspy is imported when a function here first needs it, so that registering the
 
 from __future__ import annotations
 
+import logging
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models.errors import SolverError
+from ..models.errors import OutputError, SolverError
+from ..models.output import atomic_output
 from .base import Backend, Capabilities, Solution, Status, is_mip, register
 
 #: HighsModelStatus member name -> Status
@@ -38,16 +39,19 @@ _STATUS = {
     "kMemoryLimit": Status.ERROR,
 }
 
-#: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
-#: to finish: IPX wins on Leduc-like LPs, simplex on Liar's dice and G_n (benchmarks/).
 if TYPE_CHECKING:
     import highspy
 
+_log = logging.getLogger(__name__)
+
+#: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
+#: to finish: IPX wins on Leduc-like LPs, simplex on Liar's dice and G_n (benchmarks/);
+#: on a busy machine it runs one of them (:func:`choose_lp_method`).
 METHODS = ("concurrent", "choose", "simplex", "ipm", "ipx", "hipo", "pdlp")
 CONCURRENT = ("simplex", "ipx")
 
 
-def to_highs_lp(problem, names: bool = False) -> highspy.HighsLp:
+def to_highs_lp(problem: Any, names: bool = False) -> highspy.HighsLp:
     """The problem as a HighsLp (column-wise matrix); row/column names when asked."""
     import highspy
 
@@ -68,8 +72,8 @@ def to_highs_lp(problem, names: bool = False) -> highspy.HighsLp:
     lp.a_matrix_.value_ = A.data.astype(np.float64, copy=False)
     lp.sense_ = highspy.ObjSense.kMaximize if problem.maximize else highspy.ObjSense.kMinimize
     if problem.integrality is not None and np.any(problem.integrality):
-        kinds = np.where(problem.integrality, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous)
-        lp.integrality_ = kinds.tolist()
+        integer, continuous = highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous
+        lp.integrality_ = [integer if flag else continuous for flag in np.asarray(problem.integrality, dtype=bool)]
     if names:
         lp.col_names_ = problem.col_names()
         lp.row_names_ = problem.row_names()
@@ -77,7 +81,7 @@ def to_highs_lp(problem, names: bool = False) -> highspy.HighsLp:
     return lp
 
 
-def _arrays(problem) -> tuple:
+def _arrays(problem: Any) -> tuple:
     """The arguments of highspy's array ``passModel``: no element-wise copying in Python."""
     A = problem.A.tocsc()
     if problem.integrality is not None and np.any(problem.integrality):
@@ -113,7 +117,7 @@ def _new_highs(verbose: bool) -> highspy.Highs:
     return h
 
 
-def _configured(verbose, method, time_limit, options) -> highspy.Highs:
+def _configured(verbose: bool, method: str | None, time_limit: float | None, options: dict | None) -> highspy.Highs:
     import highspy
 
     h = _new_highs(verbose)
@@ -127,50 +131,141 @@ def _configured(verbose, method, time_limit, options) -> highspy.Highs:
     return h
 
 
-def _race(arrays, verbose, time_limit, options) -> tuple[highspy.Highs, str, float]:
-    """Run simplex and IPX side by side; return the first to finish and cancel the other."""
-    solvers = {}
-    for method in CONCURRENT:
-        h = _configured(verbose, method, time_limit, options)
-        h.setOptionValue("threads", 1)
-        h.HandleUserInterrupt = True
-        h.passModel(*arrays)
-        solvers[method] = h
-    transfer_done = time.perf_counter()
-    finished = []
+#: Seconds between progress reports of a running solve (logger ``equilibria.solvers``).
+PROGRESS_EVERY = 5.0
+
+
+def _watch(h: highspy.Highs, counts: dict) -> None:
+    """Record the iteration counts HiGHS reports at its interrupt checks, and let
+    ``cancelSolve`` stop it there."""
+    h.HandleUserInterrupt = True
+
+    def record(event: Any) -> None:
+        out = event.data_out
+        counts["simplex"] = out.simplex_iteration_count
+        counts["ipm"] = out.ipm_iteration_count
+
+    h.cbSimplexInterrupt += record
+    h.cbIpmInterrupt += record
+
+
+def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
+    """Run each Highs object in its own thread and return the name of the first to finish
+    (the others are cancelled). The calling thread waits in short steps, so a
+    KeyboardInterrupt reaches it at once: every solve is then cancelled and joined before the
+    interrupt propagates, leaving no solver thread behind. Logs progress every
+    :data:`PROGRESS_EVERY` seconds."""
+    finished: list[str] = []
     done = threading.Event()
+    counts: dict[str, dict] = {name: {} for name in solvers}
+    for name, h in solvers.items():
+        _watch(h, counts[name])
 
-    def run(method):
-        solvers[method].run()
-        finished.append(method)
-        done.set()
+    def run(name: str) -> None:
+        try:
+            solvers[name].run()
+        finally:
+            finished.append(name)
+            done.set()
 
-    threads = [threading.Thread(target=run, args=(m,), daemon=True) for m in CONCURRENT]
-    for t in threads:
-        t.start()
-    done.wait()
+    threads = [threading.Thread(target=run, args=(name,), name=f"highs-{name}", daemon=True) for name in solvers]
+    start = time.perf_counter()
+    next_report = start + PROGRESS_EVERY
+    try:
+        for t in threads:
+            t.start()
+        while not done.wait(0.1):
+            now = time.perf_counter()
+            if now >= next_report:
+                next_report = now + PROGRESS_EVERY
+                parts = []
+                for name, c in counts.items():
+                    its = c.get("ipm") if name in ("ipx", "ipm", "hipo") else c.get("simplex")
+                    parts.append(f"{name} iteration {its}" if its and its > 0 else name)
+                _log.info("HiGHS %s: %.0f s", ", ".join(parts), now - start)
+    except BaseException:
+        for h in solvers.values():
+            h.cancelSolve()
+        for t in threads:
+            t.join(2.0)
+        raise
     winner = finished[0]
-    for method, h in solvers.items():
-        if method != winner:
+    for name, h in solvers.items():
+        if name != winner:
             h.cancelSolve()
     for t in threads:
         t.join()
-    return solvers[winner], winner, transfer_done
+    return winner
 
 
-def solve_highs(problem, method=None, time_limit=None, verbose=False, options=None, warm_start=None) -> Solution:
+def _other_runnable_tasks(samples: int = 5, interval: float = 0.01) -> int:
+    """Threads of other work ready to run (Linux ``/proc/loadavg``), the least of a few
+    readings a few milliseconds apart (one reading also catches short bursts); 0 where
+    the file does not exist."""
+    least = None
+    for i in range(samples):
+        try:
+            with open("/proc/loadavg") as handle:
+                running = int(handle.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+        least = running if least is None else min(least, running)
+        if i + 1 < samples:
+            time.sleep(interval)
+    return max(0, (least or 0) - 1)  # the reading counts this thread
+
+
+#: LPs with fewer nonzeros always race: they solve in well under a second either way.
+RACE_ALWAYS_BELOW = 50_000
+
+
+def choose_lp_method(problem: Any) -> str:
+    """The method ``concurrent`` resolves to: the simplex/IPX race when two cores are free,
+    else one method.
+
+    Racing pays when each method has a core of its own (it finishes with the faster of the
+    two); on a busy machine the two threads compete with the load and with each other, and
+    the race measured 3x slower than IPX alone (Leduc with 10 ranks, one other busy process
+    on 2 cores). Alone, IPX is the safer choice: simplex was 3x to more than 10x slower on
+    Leduc-like LPs, IPX 3x slower on Liar's dice and G_n, where simplex wins; LPs whose payoff
+    block is dense (more than 100 nonzeros per column, as in G_n) go to simplex.
+    """
+    cores = os.cpu_count() or 1
+    if problem.nnz < RACE_ALWAYS_BELOW or cores - _other_runnable_tasks() >= 2:
+        return "concurrent"
+    density = problem.nnz / max(1, problem.num_cols)
+    return "simplex" if density > 100 else "ipx"
+
+
+def solve_highs(
+    problem: Any,
+    method: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict | None = None,
+    warm_start: np.ndarray | None = None,
+) -> Solution:
     """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent`` for
-    LPs). Returns the Solution; ``warm_start`` (column values) seeds the MIP search or
-    the simplex."""
+    LPs, see :func:`choose_lp_method`). Returns the Solution; ``warm_start`` (column values)
+    seeds the MIP search or the simplex. Interruptible: a KeyboardInterrupt cancels the
+    solve and propagates."""
     if method is not None and method not in METHODS:
         raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
     t0 = time.perf_counter()
     arrays = _arrays(problem)
     t1 = time.perf_counter()
+    solvers: dict[str, highspy.Highs] = {}
     if method in (None, "concurrent") and not is_mip(problem) and warm_start is None:
-        h, winner, t2 = _race(arrays, verbose, time_limit, options)
-        used = f"concurrent:{winner}"
+        chosen = choose_lp_method(problem)
+        names = CONCURRENT if chosen == "concurrent" else (chosen,)
+        for name in names:
+            h = _configured(verbose, name, time_limit, options)
+            h.setOptionValue("threads", 1)
+            h.passModel(*arrays)
+            solvers[name] = h
+        prefix = "concurrent:" if chosen == "concurrent" else "busy machine:"
     else:
+        name = method if method not in (None, "concurrent") else "choose"
         h = _configured(verbose, None if method == "concurrent" else method, time_limit, options)
         h.passModel(*arrays)
         if warm_start is not None:
@@ -180,9 +275,12 @@ def solve_highs(problem, method=None, time_limit=None, verbose=False, options=No
             start.col_value = np.asarray(warm_start, dtype=np.float64).tolist()
             start.value_valid = True
             h.setSolution(start)
-        used = method if method not in (None, "concurrent") else "choose"
-        t2 = time.perf_counter()
-        h.run()
+        solvers[name] = h
+        prefix = ""
+    t2 = time.perf_counter()
+    winner = run_interruptibly(solvers)
+    h = solvers[winner]
+    used = prefix + winner
     t3 = time.perf_counter()
     model_status = h.getModelStatus()
     status = _STATUS.get(model_status.name, Status.UNKNOWN)
@@ -220,28 +318,34 @@ class HighsBackend(Backend):
     capabilities = Capabilities(lp=True, milp=True, duals=True, time_limit=True, warm_start=True)
     methods = METHODS
 
-    def _solve_lp(self, problem, *, method, time_limit, verbose, options, warm_start) -> Solution:
+    def _solve_lp(
+        self,
+        problem: Any,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict | None,
+        warm_start: np.ndarray | None,
+    ) -> Solution:
         return solve_highs(
             problem, method=method, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start
         )
 
 
-def write_with_highs(problem, path, file_format: str | None = None) -> None:
-    """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix)."""
-    path = Path(path)
-    fmt = (file_format or path.suffix.lstrip(".")).lower()
+def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | None = None) -> None:
+    """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix).
+
+    HiGHS writes into a temporary file in the target's folder, which is renamed onto the
+    target only when complete (:func:`equilibria.models.output.atomic_output`): HiGHS is
+    never handed a path it could fail on, and a failure leaves nothing behind."""
+    fmt = (file_format or Path(path).suffix.lstrip(".")).lower()
     if fmt not in ("mps", "lp"):
         raise SolverError(f"cannot write format '{fmt}': use mps or lp")
     h = _new_highs(False)
     h.passModel(to_highs_lp(problem, names=True))
-    target = path if path.suffix.lower() == f".{fmt}" else None
-    if target is None:
-        # HiGHS picks the format from the suffix: write beside, then move
-        fd, tmp = tempfile.mkstemp(suffix=f".{fmt}", dir=path.parent if str(path.parent) else ".")
-        os.close(fd)
-        target = Path(tmp)
-    status = h.writeModel(str(target))
-    if status.name == "kError":
-        raise SolverError(f"HiGHS could not write {path}")
-    if target != path:
-        os.replace(target, path)
+    # HiGHS picks the format from the file's ending
+    with atomic_output(path, suffix=f".{fmt}") as tmp:
+        status = h.writeModel(str(tmp))
+        if status.name == "kError":
+            raise OutputError(f"cannot write {path}: HiGHS could not write the model")
