@@ -18,6 +18,7 @@ import numpy as np
 from .answer import Answer
 from .formulations import equilibrium_behaviors, sequence_form_lp
 from .formulations.linear_program import LinearProgram
+from .models import checks
 from .models.best_response import Exploitability, certify
 from .models.efg import ExtensiveGame
 from .models.errors import SolverError
@@ -79,6 +80,10 @@ def solve_sequence_form(
     ``times``; ``lp`` is player 1's LP when the caller has built it already. Raises
     SolverError when no strategies could be obtained.
     """
+    checks.name("backend", backend, optional=False)
+    checks.name("method", method)
+    checks.number("time_limit", time_limit, strict=True)
+    checks.number("target_exploitability", target_exploitability)
     times = times if times is not None else {}
     if lp is None:
         t0 = time.perf_counter()

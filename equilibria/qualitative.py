@@ -20,6 +20,7 @@ import numpy as np
 from .answer import Answer
 from .formulations.threshold_milfp import ThresholdProgram, threshold_milfp
 from .instances.bayesian_games import resolve_model
+from .models import checks
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
 from .models.best_response import Exploitability, certify
 from .models.errors import SolverError
@@ -149,6 +150,13 @@ def solve_threshold(
     ``min_width``: every region at least this wide (signal units). Raises
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
     """
+    checks.name("backend", backend, optional=False)
+    checks.name("indicators", indicators)
+    checks.count("cells", cells)
+    checks.number("min_width", min_width, optional=False)
+    checks.number("time_limit", time_limit, strict=True)
+    if select not in ("any", "lowest", "highest"):
+        raise checks.OptionError(f"select must be any, lowest or highest, not {select!r}")
     t0 = time.perf_counter()
     if isinstance(spec, BayesianGame):
         game = spec

@@ -18,6 +18,7 @@ from .answer import Answer
 from .api import solve_sequence_form
 from .formulations import sequence_form_lp
 from .formulations.linear_program import LinearProgram
+from .models import checks
 from .models.best_response import certify
 from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
 from .models.gameshrink import game_shrink
@@ -73,6 +74,7 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkR
     """Run GameShrink (lossless, or lossy with ``threshold``) and build the shrunk LP.
 
     ``game`` is an OrderedGame or anything the game registry resolves to one."""
+    checks.number("threshold", threshold, optional=False)
     if not isinstance(game, OrderedGame):
         from .instances.registry import describe
 

@@ -150,6 +150,11 @@ def infoset_views(game: ExtensiveGame, deck: int, rounds: int) -> PokerViews:
     return decode_view_keys(game.infoset_key, deck, rounds - 1)
 
 
+def poker_nodes(ranks: int, suits: int, ante: float, raise_sizes: Sequence[float], max_raises: Sequence[int]) -> int:
+    """Nodes of :func:`poker_game`'s tree, counted from the betting tree (nothing is built)."""
+    return limit_betting(ante, raise_sizes, max_raises).expanded_nodes(ranks * suits)
+
+
 def kuhn() -> ExtensiveGame:
     """Kuhn poker: cards J < Q < K, ante 1, one bet of 1."""
     return poker_game(3, 1, 1.0, (1.0,), (1,), title="Kuhn poker")

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,13 +80,54 @@ def _parameters(factory: Callable) -> dict[str, Parameter]:
     return out
 
 
+#: Peak bytes per unit of a view's size estimate, for refusing games that cannot fit:
+#: per node of the extensive form (building, solving by the LP and certifying: G_1100's
+#: 10.9 million nodes peaked at 2.7 GB), per node of the signal tree (GameShrink and the
+#: shrunk LP) and per pair of signals of a signal game.
+BYTES_PER_UNIT = {"extensive": 250, "ordered": 600, "signal": 64}
+
+
+class TooLarge(EquilibriaError):
+    """A game is estimated not to fit in this machine's memory."""
+
+
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation (``MemAvailable`` on Linux, else the
+    physical memory)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+def _human(n: float) -> str:
+    if n >= 1e15:
+        return f"{n:.2e}"
+    for unit in ("", " thousand", " million", " billion"):
+        if abs(n) < 1000:
+            return f"{n:.3g}{unit}"
+        n /= 1000
+    return f"{n:.3g} trillion"
+
+
 @dataclass(frozen=True)
 class GameEntry:
-    """A registered game: one factory per view it offers (each takes its own parameters)."""
+    """A registered game: one factory per view it offers (each takes its own parameters),
+    and for views that can grow large, a size estimate taking the same parameters (nodes
+    of the extensive form, nodes of the signal tree, pairs of signals) computed without
+    building anything."""
 
     name: str
     summary: str
     factories: dict[str, Callable[..., Any]]
+    sizes: dict[str, Callable[..., int]] = field(default_factory=dict)
 
     @property
     def views(self) -> tuple[str, ...]:
@@ -113,7 +156,31 @@ class GameDescription:
     name: str
     params: dict[str, Any]
     factories: dict[str, Callable[[], Any]]
+    sizes: dict[str, Callable[[], int]] = field(default_factory=dict)
     _built: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def estimate(self, view: str) -> tuple[int, int] | None:
+        """(units, bytes) the view is estimated to need, or None when unknown (see
+        :data:`BYTES_PER_UNIT`)."""
+        if view not in self.sizes:
+            return None
+        units = int(self.sizes[view]())
+        return units, units * BYTES_PER_UNIT[view]
+
+    def check_size(self, view: str) -> None:
+        """Raise TooLarge, with the estimate and the memory available, when the view would
+        not fit."""
+        estimate = self.estimate(view)
+        if estimate is None:
+            return
+        units, need = estimate
+        have = available_memory()
+        if need > have:
+            what = {"extensive": "nodes", "ordered": "signal-tree nodes", "signal": "pairs of signals"}[view]
+            raise TooLarge(
+                f"'{self.spec}' is too large: about {_human(units)} {what}, needing about {_human(need)} bytes "
+                f"with the {view} form; this machine has {_human(have)} bytes available; choose smaller parameters"
+            )
 
     @property
     def views(self) -> tuple[str, ...]:
@@ -136,6 +203,7 @@ class GameDescription:
                     f"'{self.spec}' has no {view} form{need}; it offers: {', '.join(self.views) or 'none'}; "
                     f"games with one: {', '.join(others)}"
                 )
+            self.check_size(view)
             self._built[view] = self.factories[view]()
         return self._built[view]
 
@@ -164,11 +232,57 @@ def _signal_extensive(make_signal: Callable[[], Any], spec: str) -> Callable[[],
     return build
 
 
+def _signal_tree(deck: int, rounds: int) -> int:
+    """Nodes of the signal tree of a poker game: root, two private cards, a board card
+    before every later round."""
+    total, level = 1, 1
+    for k in range(2 + rounds - 1):
+        level *= max(deck - k, 0)
+        total += level
+    return total
+
+
+def _liars_dice_nodes(dice: int = 1, sides: int = 6) -> int:
+    """Nodes of Liar's dice with one die each: the rolls, then per roll pair every
+    increasing sequence of the 2 * sides bids, each (but the empty one) answerable by a call."""
+    bids = 2 * max(dice, 1) * sides
+    return 1 + sides + sides * sides * (2 ** (bids + 1) - 1)
+
+
+def _signal_pairs(cards: int = 0, **_: Any) -> int:
+    return cards * cards
+
+
 def _entries() -> dict[str, GameEntry]:
     from . import bayesian_games as bg
     from . import ordered_games as og
     from .liars_dice import liars_dice
-    from .poker import generalized_kuhn, kuhn, leduc, rhode_island
+    from .poker import generalized_kuhn, kuhn, leduc, poker_nodes, rhode_island
+
+    def g_n(cards: int = 3) -> int:
+        return poker_nodes(cards, 1, 1.0, (1.0,), (1,))
+
+    def g_n_signals(cards: int = 3) -> int:
+        return _signal_tree(cards, 1)
+
+    def leduc_nodes(ranks: int = 3, suits: int = 2) -> int:
+        return poker_nodes(ranks, suits, 1.0, (2.0, 4.0), (2, 2))
+
+    def leduc_signals(ranks: int = 3, suits: int = 2) -> int:
+        return _signal_tree(ranks * suits, 2)
+
+    def ri_nodes(ranks: int = 13, suits: int = 4) -> int:
+        return poker_nodes(ranks, suits, 5.0, (10.0, 20.0, 20.0), (3, 3, 3))
+
+    def ri_signals(ranks: int = 13, suits: int = 4) -> int:
+        return _signal_tree(ranks * suits, 3)
+
+    poker_sizes = {"extensive": g_n, "ordered": g_n_signals, "signal": _signal_pairs}
+
+    def signal_game_nodes(cards: int = 0, **_: Any) -> int:
+        return 1 + 20 * cards * cards  # a chance node, then a copy of the betting tree per deal
+
+    signal_sizes = {"signal": _signal_pairs, "extensive": signal_game_nodes}
 
     entries = [
         GameEntry(
@@ -180,25 +294,41 @@ def _entries() -> dict[str, GameEntry]:
             "generalized_kuhn",
             "Kuhn poker with cards 1..n (G_n)",
             {"extensive": generalized_kuhn, "ordered": og.generalized_kuhn, "signal": bg.generalized_kuhn_signals},
+            poker_sizes,
         ),
         GameEntry(
-            "leduc", "Leduc hold'em: ante 1, raises 2 then 4, one board card", {"extensive": leduc, "ordered": og.leduc}
+            "leduc",
+            "Leduc hold'em: ante 1, raises 2 then 4, one board card",
+            {"extensive": leduc, "ordered": og.leduc},
+            {"extensive": leduc_nodes, "ordered": leduc_signals},
         ),
         GameEntry(
             "rhode_island",
             "Rhode Island hold'em: ante 5, three rounds, two board cards",
             {"extensive": rhode_island, "ordered": og.rhode_island},
+            {"extensive": ri_nodes, "ordered": ri_signals},
         ),
-        GameEntry("liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}),
         GameEntry(
-            "one_street", "one betting street, lower signal wins (threshold programs)", {"signal": bg.one_street}
+            "liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}, {"extensive": _liars_dice_nodes}
+        ),
+        GameEntry(
+            "one_street",
+            "one betting street, lower signal wins (threshold programs)",
+            {"signal": bg.one_street},
+            signal_sizes,
         ),
         GameEntry(
             "kuhn_continuous",
             "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity)",
             {"signal": bg.kuhn_continuous},
+            signal_sizes,
         ),
-        GameEntry("river_endgame", "a river endgame with piecewise-linear signal CDFs", {"signal": bg.river_endgame}),
+        GameEntry(
+            "river_endgame",
+            "a river endgame with piecewise-linear signal CDFs",
+            {"signal": bg.river_endgame},
+            signal_sizes,
+        ),
     ]
     return {e.name: e for e in entries}
 
@@ -311,7 +441,15 @@ def describe(spec: Any) -> GameDescription:
             factories[view] = bound
     if "extensive" not in entry.factories and "signal" in factories:
         factories["extensive"] = _signal_extensive(factories["signal"], spec)
-    return GameDescription(spec, name, kwargs, factories)
+    sizes: dict[str, Callable[[], int]] = {}
+    for view, size in entry.sizes.items():
+        taken = {k: v for k, v in kwargs.items() if k in _parameters(size) or _takes_any(size)}
+        sizes[view] = partial(size, **taken)
+    return GameDescription(spec, name, kwargs, factories, sizes)
+
+
+def _takes_any(function: Callable) -> bool:
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(function).parameters.values())
 
 
 def _openspiel(spec: str) -> GameDescription:

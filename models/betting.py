@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from math import perm
 
 import numpy as np
 import numpy.typing as npt
@@ -279,6 +280,19 @@ class BettingTree:
             for v, a in plan.items():
                 out[q, v] = a
         return out
+
+    def expanded_nodes(self, deck: int) -> int:
+        """Nodes of the game tree this betting tree spans when its deals draw from ``deck``
+        cards without replacement: a node below ``k`` deals occurs once per ordered draw of
+        ``k`` cards. Counted from the betting tree alone (nothing is expanded)."""
+        total = 0
+        stack = [(0, 0)]
+        while stack:
+            v, dealt = stack.pop()
+            total += perm(deck, dealt) if dealt <= deck else 0
+            below = dealt + 1 if self.player[v] == CHANCE else dealt
+            stack.extend((c, below) for c in self.children[v])
+        return total
 
     def plan_text(self, p: int, q: int) -> str:
         """A plan in words, e.g. ``"check, call after check-bet"``."""

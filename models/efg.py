@@ -461,7 +461,7 @@ class ExtensiveGame:
         off = np.abs(sums[chance_nodes] - 1.0) > PROBABILITY_TOLERANCE
         if np.any(off):
             node = int(chance_nodes[np.flatnonzero(off)[0]])
-            raise GameError(f"chance probabilities at {self.describe_node(node)} sum to {sums[node]!r}, not 1")
+            raise GameError(f"chance probabilities at {self.describe_node(node)} sum to {float(sums[node])!r}, not 1")
         # information sets: one player, one action set
         decision = np.flatnonzero(kinds >= 0)
         k = self.infoset[decision]

@@ -7,6 +7,7 @@ floats. A malformed file raises FileFormatError naming the file and line.
 
 from __future__ import annotations
 
+import codecs
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -17,6 +18,7 @@ import numpy as np
 
 from .efg import CHANCE, TERMINAL, ExtensiveGame
 from .errors import FileFormatError, GameError
+from .output import write_text
 
 _TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<brace>[{}])|(?P<comma>,)|(?P<word>[^\s{}",]+))')
 
@@ -72,18 +74,34 @@ class _Tokens:
     def integer(self, what: str) -> int:
         word = self.next("word", what)
         try:
-            return int(word)
+            value = int(word) if len(word) <= 20 else None
         except ValueError:
+            value = None
+        if value is None or not 0 <= value < 2**31:
             self.i -= 1
-            raise self.error(f"expected {what} (an integer), found '{word}'") from None
+            raise self.error(f"expected {what} (a whole number from 0 to 2147483647), found '{word[:24]}'")
+        return value
 
     def number(self, what: str) -> Fraction:
         word = self.next("word", what)
-        try:
-            return Fraction(word)
-        except (ValueError, ZeroDivisionError):
+        value: Fraction | None = None
+        if len(word) <= 400:  # longer digit strings are refused before Fraction works on them
+            try:
+                value = Fraction(word)
+            except (ValueError, ZeroDivisionError):
+                value = None
+        if value is None and len(word) <= 400:
             self.i -= 1
-            raise self.error(f"expected {what} (a number), found '{word}'") from None
+            raise self.error(f"expected {what} (a number), found '{word[:24]}'")
+        try:
+            finite = value is not None and abs(float(value)) < 1e300
+        except OverflowError:
+            finite = False
+        if not finite:
+            self.i -= 1
+            raise self.error(f"{what} '{word[:24]}' is too large to compute with")
+        assert value is not None
+        return value
 
     def string_list(self, what: str) -> list[str]:
         self.next("brace", "'{'")
@@ -104,10 +122,30 @@ def read_efg(path: str | Path) -> ExtensiveGame:
     """Read a Gambit ``.efg`` file; see :func:`parse_efg`."""
     path = Path(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as exc:
         raise FileFormatError(f"{path}: {exc.strerror}") from None
-    return parse_efg(text, source=str(path))
+    return parse_efg(decode_text(data, str(path)), source=str(path))
+
+
+def decode_text(data: bytes, source: str = "<bytes>") -> str:
+    """The text of a game file in any encoding Gambit reads: UTF-8 (with or without a
+    byte-order mark), UTF-16 with a byte-order mark, or any 8-bit text (read as Latin-1,
+    which maps every byte to a character, as Gambit's byte-wise reader does). Raises
+    FileFormatError for data with NUL bytes that is not UTF-16."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise FileFormatError(f"{source}: broken UTF-16 text") from None
+    if b"\x00" in data:
+        raise FileFormatError(f"{source}: not a text file (it contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
@@ -117,7 +155,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     numbered per player from 1, and their names, actions and payoffs may be omitted after
     their first appearance, as Gambit allows.
     """
-    tk = _Tokens(text, source)
+    tk = _Tokens(text.removeprefix("\ufeff"), source)
     if tk.next("word", "'EFG'") != "EFG":
         tk.i -= 1
         raise tk.error("a .efg file starts with 'EFG 2 R'")
@@ -447,5 +485,5 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
             lines.append(f"{head} {otext}")
     text = "\n".join(lines) + "\n"
     if path is not None:
-        Path(path).write_text(text)
+        write_text(path, text)
     return text

@@ -117,11 +117,13 @@ class SignalSpace:
         t0 = time.perf_counter()
         # joint states of round r: (c1, c2, b1..br)
         states = []
-        cur = np.array([[a, b] for a in range(D) for b in range(D) if a != b], dtype=np.int8)
+        # card codes fit the smallest integer type the deck allows (Rhode Island: one byte)
+        card_type: type[np.signedinteger] = np.int8 if D < 128 else np.int16 if D < 2**15 else np.int32
+        cur = np.array([[a, b] for a in range(D) for b in range(D) if a != b], dtype=card_type)
         states.append(cur)
         for _ in range(1, R):
             k = cur.shape[1]
-            cand = np.broadcast_to(np.arange(D, dtype=np.int8), (cur.shape[0], D))
+            cand = np.broadcast_to(np.arange(D, dtype=card_type), (cur.shape[0], D))
             used = np.zeros((cur.shape[0], D), dtype=bool)
             np.put_along_axis(used, cur.astype(np.int64), True, axis=1)
             rows = np.repeat(np.arange(cur.shape[0]), D - k)
@@ -139,7 +141,7 @@ class SignalSpace:
                 st = states[r]
                 code = st[:, i].astype(np.int64)
                 for b in range(r):
-                    code = code * D + st[:, 2 + b]
+                    code = code * D + st[:, 2 + b].astype(np.int64)
                 uniq, inv = np.unique(code, return_inverse=True)
                 self.view_codes[i][r] = uniq
                 self.view_index[i][r] = inv.reshape(-1)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .bayesian import BayesianGame
 from .errors import EquilibriaError
+from .output import write_text
 
 
 class ModelError(EquilibriaError):
@@ -157,7 +158,7 @@ class ParametricModel:
         """JSON text; also written to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2)
         if path is not None:
-            Path(path).write_text(text + "\n")
+            write_text(path, text + "\n")
         return text
 
     @classmethod

@@ -396,6 +396,8 @@ def registered() -> dict[str, Backend]:
 def get_backend(name: str) -> Backend:
     """The backend called ``name`` (``prefix:suffix`` for families); raises SolverError
     naming the backends available here when it is unknown or not installed."""
+    if not isinstance(name, str):
+        raise SolverError(f"a backend is named by a string such as 'highs', not {name!r}")
     backend = _REGISTRY.get(name)
     if backend is None and ":" in name:
         prefix, suffix = name.split(":", 1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import pyomo.environ as pyo
@@ -28,6 +29,7 @@ from pyomo.gdp import Disjunct, Disjunction
 from pyomo.repn import generate_standard_repn
 
 from ..models.errors import SolverError
+from ..models.output import atomic_output
 from .base import Solution, Status, quiet_logger
 
 INDICATOR_MODES = ("native", "bigm", "hull")
@@ -238,14 +240,18 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[
 def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bigm") -> str:
     """Write the program to ``.mps`` or ``.lp``: big-M or hull through Pyomo's writers, or
     (``native``) SCIP's writer, which keeps indicator constraints."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".mps", ".lp"):
+        raise SolverError(f"cannot write '{path}': name it .mps or .lp")
     if indicators == "native":
         scip, _, _ = build_native_scip(model)
-        scip.writeProblem(str(path), verbose=False)
+        with atomic_output(path, suffix=suffix) as tmp:
+            scip.writeProblem(str(tmp), verbose=False)
         return str(path)
     milp = transformed(model, indicators)
     # feasibility programs have a constant objective, which Pyomo's writers warn about
-    with quiet_logger("pyomo"):
-        milp.write(str(path), io_options={"symbolic_solver_labels": True})
+    with quiet_logger("pyomo"), atomic_output(path, suffix=suffix) as tmp:
+        milp.write(str(tmp), io_options={"symbolic_solver_labels": True})
     return str(path)
 
 
