@@ -98,6 +98,9 @@ def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterato
             os.replace(tmp, target)
         except OSError as exc:
             raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    except OSError as exc:  # raised by the writer inside the block
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -1,0 +1,146 @@
+"""Output files all or nothing, interrupts, size refusals: the command line's contract.
+
+Bad input or an unwritable target gives one line on stderr, exit status 2, no output and
+no file; Ctrl-C gives exit status 130 within a second.
+"""
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from equilibria.scripts.cli import main
+
+ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
+
+
+def run_cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def assert_refused(res, words):
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+
+
+def listing(folder: Path):
+    return sorted(p.name for p in folder.iterdir())
+
+
+WRITERS = [
+    ("export", "kuhn", "-o"),
+    ("solve", "kuhn", "--strategy-out"),
+    ("shrink", "kuhn", "--write"),
+    ("threshold", "one_street:cards=3", "--write"),
+]
+
+
+@pytest.mark.parametrize("command, game, flag", WRITERS)
+def test_missing_folder_directory_and_fifo_are_refused_and_left_alone(tmp_path, command, game, flag):
+    fifo = tmp_path / "pipe.mps"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.mps"
+    folder.mkdir()
+    before = listing(tmp_path)
+    for target, words in (
+        (tmp_path / "missing" / "x.mps", "does not exist"),
+        (folder, "is a directory"),
+        (fifo, "not a regular file"),
+    ):
+        assert_refused(run_cli(command, game, flag, str(target), "--quiet"), words)
+        assert listing(tmp_path) == before
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert listing(folder) == []
+
+
+def test_a_file_is_replaced_only_when_the_new_one_is_complete(tmp_path):
+    target = tmp_path / "kuhn.lp"
+    target.write_text("old")
+    assert main(["export", "kuhn", "-o", str(target), "--quiet"]) == 0
+    assert "best_response" in target.read_text() and listing(tmp_path) == ["kuhn.lp"]
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    if not ROOT or sys.platform != "linux":
+        pytest.skip("mounting a small file system needs root on Linux")
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)]).returncode != 0:
+        pytest.skip("tmpfs cannot be mounted here")
+    yield mount
+    subprocess.run(["umount", str(mount)])
+
+
+@pytest.mark.parametrize("command, game, flag", [("export", "leduc", "-o"), ("solve", "leduc", "--strategy-out")])
+def test_a_full_file_system_leaves_nothing(small_tmpfs, command, game, flag):
+    res = run_cli(command, game, flag, str(small_tmpfs / "out.mps"), "--quiet")
+    assert_refused(res, "cannot write")
+    assert "space" in res.stderr.lower()
+    assert listing(small_tmpfs) == []
+
+
+def test_a_read_only_file_system_leaves_nothing(small_tmpfs):
+    subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
+    assert_refused(run_cli("export", "kuhn", "-o", str(small_tmpfs / "k.mps")), "Read-only file system")
+    assert listing(small_tmpfs) == []
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["generalized_kuhn:cards=100000000", "rhode_island", "leduc:ranks=100", "liars_dice:sides=12"],
+)
+def test_games_that_cannot_fit_are_refused_at_once_with_their_size(spec):
+    t0 = time.perf_counter()
+    res = run_cli("solve", spec)
+    assert time.perf_counter() - t0 < 5  # interpreter start included; the refusal itself takes milliseconds
+    assert_refused(res, "is too large: about")
+    assert "bytes available" in res.stderr
+
+
+def test_size_estimates_equal_the_built_trees():
+    from equilibria import load
+    from equilibria.instances import describe
+
+    for spec in ("generalized_kuhn:cards=9", "leduc:ranks=4", "rhode_island:ranks=3,suits=2", "liars_dice:sides=5"):
+        units, _ = describe(spec).estimate("extensive")
+        assert units == load(spec).num_nodes, spec
+
+
+def interrupt_after(delay, *args):
+    """Start ``equilibria solve ...``, send SIGINT after ``delay`` seconds; return the
+    completed process and the seconds from the signal to the exit."""
+    cmd = [str(Path(sys.executable).parent / "equilibria"), "solve", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out, err, time.perf_counter() - sent
+
+
+def test_ctrl_c_during_a_solve_exits_130_within_a_second(tmp_path):
+    out_file = tmp_path / "s.csv"
+    code, out, err, seconds = interrupt_after(2.0, "leduc:ranks=10", "--strategy-out", str(out_file), "--quiet")
+    assert code == 130 and err == "equilibria: interrupted\n" and out == ""
+    assert seconds < 1.0
+    assert listing(tmp_path) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["concurrent", "simplex", "ipx", "pdlp", "ipm"])
+@pytest.mark.parametrize("delay", [0.2, 1.0, 3.0, 10.0])
+def test_ctrl_c_at_any_moment_exits_130_within_a_second(method, delay, tmp_path):
+    code, out, err, seconds = interrupt_after(delay, "leduc:ranks=10", "--method", method, "--json")
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "equilibria: interrupted" and out == ""
+    assert seconds < 1.0
