@@ -23,8 +23,6 @@ import io
 import json
 import logging
 import math
-import os
-import signal
 import sys
 import threading
 import time
@@ -557,54 +555,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-_said = threading.Event()
-
-
 def _interrupted() -> None:
-    """Remove partial outputs and say so once."""
-    from ..models.output import remove_partial_outputs
+    """Remove partial outputs and say so (once per process)."""
+    from .console import interrupted
 
-    remove_partial_outputs()
-    if not _said.is_set():
-        _said.set()
-        print("equilibria: interrupted", file=sys.stderr, flush=True)
-
-
-#: Seconds an interrupted command has to unwind before the process leaves regardless.
-EXIT_GRACE = 0.8
-
-
-def _watch_interrupts() -> None:
-    """Wait for SIGINT in a thread of its own (it is blocked everywhere else), so that an
-    interrupt is seen even while the main thread is inside a long C call: the main thread
-    is asked to unwind (KeyboardInterrupt: solvers are cancelled, partial files removed);
-    if it has not finished within :data:`EXIT_GRACE` seconds the process leaves anyway."""
-    signal.sigwait({signal.SIGINT})
-    import _thread
-
-    _thread.interrupt_main()
-    time.sleep(EXIT_GRACE)
-    _interrupted()
-    os._exit(130)
-
-
-def entry() -> NoReturn:
-    """The ``equilibria`` console command: :func:`main` with interrupts handled for a
-    process of its own (exit 130 within a second, whatever it is doing)."""
-    if hasattr(signal, "pthread_sigmask"):
-        # block SIGINT before any other thread exists, so every thread inherits the mask
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()
-    code = main()
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-    # leave without the interpreter's shutdown: solver threads cancelled above may still be
-    # unwinding in C++ and must not be torn down under it
-    sys.stderr.flush()
-    os._exit(code)
+    interrupted()
 
 
 if __name__ == "__main__":
+    from .console import entry
+
     entry()

@@ -1,0 +1,80 @@
+"""The ``equilibria`` console command's process: interrupts handled from the first moment.
+
+This module imports only what handling an interrupt needs; the command line itself
+(:mod:`equilibria.scripts.cli`, numpy and the rest) is imported after SIGINT is taken over,
+so Ctrl-C during start-up exits as cleanly as Ctrl-C during a solve.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from typing import NoReturn
+
+#: Seconds an interrupted command has to unwind before the process leaves regardless.
+EXIT_GRACE = 0.8
+
+_said = threading.Lock()
+_done = False
+
+
+def interrupted() -> None:
+    """Remove partial output files and print ``equilibria: interrupted`` once."""
+    global _done
+    with _said:
+        models_output = sys.modules.get("equilibria.models.output")
+        if models_output is not None:
+            models_output.remove_partial_outputs()
+        if not _done:
+            _done = True
+            try:
+                print("equilibria: interrupted", file=sys.stderr, flush=True)
+            except OSError:
+                pass
+
+
+def _watch_interrupts() -> None:
+    """Wait for SIGINT in a thread of its own (it is blocked everywhere else), so that an
+    interrupt is seen even while the main thread is inside a long C call: the main thread
+    is asked to unwind (KeyboardInterrupt: solvers are cancelled, partial files removed);
+    if it has not finished within :data:`EXIT_GRACE` seconds the process leaves anyway."""
+    signal.sigwait({signal.SIGINT})
+    import _thread
+
+    _thread.interrupt_main()
+    time.sleep(EXIT_GRACE)
+    interrupted()
+    os._exit(130)
+
+
+def entry() -> NoReturn:
+    """Run the command line in a process of its own: exit status as :func:`cli.main`
+    returns it, 130 within a second of Ctrl-C whatever the process is doing."""
+    if hasattr(signal, "pthread_sigmask"):
+        # block SIGINT before any other thread exists, so every thread inherits the mask
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()
+    try:
+        from .cli import main
+
+        code = main()
+    except KeyboardInterrupt:  # during the imports
+        interrupted()
+        code = 130
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        pass
+    # leave without the interpreter's shutdown: solver threads cancelled on an interrupt may
+    # still be unwinding in C++ and must not be torn down under it
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(code)
+
+
+__all__ = ["EXIT_GRACE", "entry", "interrupted"]
