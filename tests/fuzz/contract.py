@@ -148,7 +148,7 @@ def violations(run: Run, *, must_fail: bool = False, kind: str = "") -> list[str
     if run.exception:
         problems.append(f"exception escaped main(): {run.exception}")
     if run.status is None:
-        return problems + [f"no answer within {TIMEOUT:.0f} s (hang)"]
+        return problems + [f"no answer within {run.seconds:.0f} s (hang)"]
     if run.status < 0:
         problems.append(f"killed by signal {-run.status}")
     elif run.status == 0:

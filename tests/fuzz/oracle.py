@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def gambit_value(path: Path, timeout: float = 60.0) -> dict:
-    """``{"value": v, "scale": max |payoff|}`` or ``{"skip": reason}`` when Gambit cannot
+    """``{"values": [lp value, lcp value], "scale": max |payoff|}`` or ``{"skip": reason}`` when Gambit cannot
     read the file, the game is not two-player constant-sum, or pygambit is missing."""
     root = Path(__file__).resolve().parents[2]
     try:
@@ -42,9 +42,14 @@ def _main(path: str) -> dict:
         return {"skip": "not a two-player constant-sum game with perfect recall for gambit"}
     from ..gambit_compat import equilibrium, first_payoff
 
-    eq = equilibrium(gbt.nash.lp_solve(game, rational=False))
+    # pygambit 17.0.0b2's lp_solve misses the value of some games lcp_solve gets right
+    # (random_game(5, max_depth=4)): a value counts as Gambit's when either solver finds it
+    values = [
+        first_payoff(equilibrium(solve(game, rational=False)), game)
+        for solve in (gbt.nash.lp_solve, gbt.nash.lcp_solve)
+    ]
     scale = max(abs(float(game.max_payoff)), abs(float(game.min_payoff)), 1.0)
-    return {"value": first_payoff(eq, game), "scale": scale}
+    return {"values": values, "scale": scale}
 
 
 if __name__ == "__main__":
