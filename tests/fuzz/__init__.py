@@ -1,0 +1,1 @@
+"""A reproducible fuzz corpus for the ``equilibria`` command line (see tests/test_fuzz.py)."""

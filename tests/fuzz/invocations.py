@@ -1,0 +1,270 @@
+"""Bad invocations of every ``equilibria`` subcommand: bad option values, unknown and
+malformed game names and parameters, unwritable output targets, missing arguments and
+unknown flags. Every one must be refused: exit 2, one line on stderr, nothing on stdout,
+no file created.
+
+Arguments may hold placeholders filled in by :func:`materialise` inside a scratch folder:
+``@TMP@`` the folder itself, ``@DIR@`` a subfolder, ``@FIFO@`` a named pipe, ``@MISSING@``
+a folder that does not exist, ``@BADJSON@``, ``@EMPTYJSON@``, ``@LISTJSON@`` model files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TIME_VALUES = ["-1", "0", "-0", "nan", "NaN", "inf", "-inf", "abc", "", "1e400", "0x10", "1,5", "--"]
+NONNEGATIVE_VALUES = ["-1", "-1e-9", "nan", "inf", "-inf", "abc", "", "1e999"]
+COUNT_VALUES = ["0", "-5", "2.5", "abc", "", "1e3", "nan", "0x10"]
+
+BAD_GAMES = [
+    "nope",
+    "",
+    " ",
+    ":",
+    "leduc:ranks",
+    "leduc:ranks=",
+    "leduc:ranks=abc",
+    "leduc:ranks=2.5",
+    "leduc:ranks=1e3",
+    "leduc:ranks=-1",
+    "leduc:ranks=0",
+    "leduc:ranks=1",
+    "leduc:suits=0",
+    "leduc:suits=-2",
+    "leduc:bogus=1",
+    "leduc:ranks=99999999999999999999",
+    "leduc:ranks=1000,suits=1000",
+    "leduc;ranks=2",
+    "kuhn:cards=3",
+    "kuhn_poker:x=1",
+    "small_poker:ranks=2",
+    "liars_dice:sides=abc",
+    "liars_dice:sides=0",
+    "liars_dice:sides=-1",
+    "liars_dice:dice=0",
+    "liars_dice:sides=100",
+    "generalized_kuhn:cards=2.5",
+    "generalized_kuhn:cards=0",
+    "generalized_kuhn:cards=1",
+    "generalized_kuhn:cards=-3",
+    "generalized_kuhn:cards=100000000",
+    "rhode_island:ranks=abc",
+    "rhode_island:ranks=0",
+    "rhode_island",
+    "one_street:pot=abc",
+    "one_street:pot=nan",
+    "one_street:pot=inf",
+    "one_street:pot=-1",
+    "one_street:pot=0",
+    "one_street:cards=-1",
+    "one_street:deal=bogus",
+    "one_street",
+    "kuhn_continuous",
+    "river_endgame:cdf1=abc",
+    "river_endgame:cdf1=0:0/1:0.5",
+    "river_endgame:cdf1=",
+    "missing.efg",
+    "/nonexistent/folder/game.efg",
+    "@DIR@",
+    "@DIR@/",
+    "@FIFO@",
+    "@MISSING@/game.efg",
+    "/dev/null",
+    "/proc/self",
+    "openspiel:",
+    "openspiel:no_such_game",
+    "openspiel:kuhn_poker(players=3)",
+    "openspiel:kuhn_poker(players=abc)",
+]
+
+#: Targets no output can be written to (the FIFO must stay a FIFO).
+BAD_TARGETS = ["@MISSING@/out.{ext}", "@DIR@", "/proc/x.{ext}", "@FIFO@", "", ".", "/", "/dev/full", "@DIR@/"]
+
+#: Games without the view a command needs.
+NO_ORDERED = ["liars_dice", "small_poker", "one_street", "kuhn_continuous", "openspiel:kuhn_poker", "@BADEFG@"]
+NO_SIGNAL = ["leduc", "kuhn_poker", "liars_dice", "small_poker", "rhode_island", "@BADEFG@"]
+
+
+def invocations() -> list[tuple[str, ...]]:
+    """Every bad invocation, in a fixed order, without duplicates."""
+    out: list[tuple[str, ...]] = []
+
+    def add(*argv: str) -> None:
+        out.append(tuple(argv))
+
+    # no command, unknown commands, bare flags
+    add()
+    add("bogus")
+    add("--bogus")
+    add("-x")
+    add("solve")
+    add("info")
+    add("export")
+    add("export", "kuhn")
+    add("export", "kuhn", "-o")
+    add("threshold")
+    add("shrink")
+    for command in ("solve", "info", "games", "export", "threshold", "shrink", "backends"):
+        base = [command] + ([] if command in ("games", "backends") else ["kuhn"])
+        if command == "export":
+            base += ["-o", "@TMP@/k.mps"]
+        if command == "threshold":
+            base[1] = "one_street"
+        add(*base, "--bogus")
+        add(*base, "-z")
+        if command == "export":
+            add(*base, "--player=1=2")
+        else:
+            add(*base, "--json=1")
+        add(*base, "--quiet=yes")
+        if command in ("games", "backends"):
+            add(*base, "extra")
+        else:
+            add(*base, "extra", "positional")
+    add("backends", "--names=1")
+    add("info", "--list", "--bogus")
+    add("solve", "kuhn", "--time-limit")
+    add("solve", "kuhn", "--backend")
+    add("solve", "kuhn", "--strategy-out")
+    add("threshold", "one_street", "--cells")
+
+    # option values
+    for v in TIME_VALUES:
+        add("solve", "kuhn", f"--time-limit={v}")
+        add("solve", "kuhn", f"--target-exploitability={v}")
+        add("threshold", "one_street", f"--time-limit={v}")
+    for v in NONNEGATIVE_VALUES:
+        add("solve", "kuhn", "--shrink", f"--threshold={v}")
+        add("shrink", "kuhn", f"--threshold={v}")
+        add("threshold", "one_street", f"--min-width={v}")
+    add("solve", "kuhn", "--threshold", "0.5")  # --threshold needs --shrink
+    add("threshold", "one_street", "--min-width", "2")  # no region can be that wide
+    for v in COUNT_VALUES:
+        add("threshold", "one_street", f"--cells={v}")
+        add("threshold", "kuhn_continuous", f"--cells={v}")
+    for b in ["none", "xyz", "", "pyomo:", "pyomo:nonexistent", "pyomo:../../bin/sh", "highs,scip"]:
+        add("solve", "kuhn", f"--backend={b}")
+        add("threshold", "one_street", f"--backend={b}")
+    for m in ["bogus", "", "simplex,ipx", "pdlp2", "ipx "]:
+        add("solve", "kuhn", f"--method={m}")
+    for v in ["x", "", "NATIVE", "big-m"]:
+        add("threshold", "one_street", f"--indicators={v}")
+    add("threshold", "one_street", "--indicators=native", "--backend=highs")
+    for v in ["x", "", "Lowest", "lowest,highest"]:
+        add("threshold", "one_street", f"--select={v}")
+    for m in ["bogus", "@MISSING@/m.json", "@DIR@", "@FIFO@", "@BADJSON@", "@EMPTYJSON@", "@LISTJSON@", ""]:
+        add("threshold", "one_street", f"--model={m}")
+    for v in ["3", "0", "-1", "x", "1.0", ""]:
+        add("export", "kuhn", f"--player={v}", "-o", "@TMP@/k.mps")
+    for v in ["pdf", "", "MPS", "lp,mps"]:
+        add("export", "kuhn", f"--format={v}", "-o", "@TMP@/k.mps")
+
+    # unwritable outputs: nothing may be created, the FIFO must stay a FIFO
+    for t in BAD_TARGETS:
+        add("solve", "kuhn", "--strategy-out", t.format(ext="csv"))
+        add("export", "kuhn", "-o", t.format(ext="mps"))
+        add("export", "kuhn", "--format", "lp", "-o", t.format(ext="lp"))
+        add("shrink", "kuhn", "--write", t.format(ext="mps"))
+        add("threshold", "one_street", "--write", t.format(ext="lp"))
+
+    # games: unknown, malformed parameters, too large, without the view a command needs
+    #: valid for some commands: signal games for threshold, a three-player game for info,
+    #: Rhode Island for shrink (a long but legitimate GameShrink)
+    valid_for = {"threshold": {"one_street", "kuhn_continuous"}, "shrink": {"rhode_island"}}
+    for g in BAD_GAMES:
+        add("solve", g, "--quiet")
+        if g != "openspiel:kuhn_poker(players=3)":
+            add("info", g, "--quiet")
+    for g in BAD_GAMES[::3]:
+        add("export", g, "-o", "@TMP@/g.mps")
+        add("solve", g, "--json", "--quiet", "--strategy-out", "@TMP@/g.csv")
+    for g in BAD_GAMES[1::4]:
+        for command in ("shrink", "threshold"):
+            if g not in valid_for[command]:
+                add(command, g)
+    for g in NO_ORDERED:
+        add("shrink", g)
+        add("solve", g, "--shrink")
+    for g in NO_SIGNAL:
+        add("threshold", g)
+    add("solve", "@BADEFG@", "--json", "--quiet")
+    add("info", "@BADEFG@", "--json")
+    add("export", "@BADEFG@", "-o", "@TMP@/b.lp")
+    add("solve", "openspiel:kuhn_poker(players=3)", "--json")
+    add("solve", "@THREEPLAYERS@", "--json")
+    add("solve", "@NONZEROSUM@", "--json")
+    add("export", "@THREEPLAYERS@", "-o", "@TMP@/t.mps")
+    seen = set()
+    unique = []
+    for argv in out:
+        if argv not in seen:
+            seen.add(argv)
+            unique.append(argv)
+    return unique
+
+
+#: Invocations that must be refused within a second of the command starting work (a size
+#: estimate, not an attempt to build the game).
+MUST_BE_QUICK = [
+    ("solve", "generalized_kuhn:cards=100000000", "--quiet"),
+    ("info", "generalized_kuhn:cards=100000000", "--quiet"),
+    ("solve", "rhode_island", "--quiet"),
+    ("info", "rhode_island", "--quiet"),
+    ("solve", "leduc:ranks=99999999999999999999", "--quiet"),
+    ("solve", "liars_dice:sides=100", "--quiet"),
+]
+
+THREE_PLAYERS = """EFG 2 R "three" { "A" "B" "C" }
+""
+p "" 1 1 "a" { "l" "r" } 0
+p "" 2 1 "b" { "l" "r" } 0
+t "" 1 "o1" { 1, -1, 0 }
+p "" 3 1 "c" { "l" "r" } 0
+t "" 2 "o2" { 0, 1, -1 }
+t "" 3 "o3" { -1, 0, 1 }
+t "" 4 "o4" { 1, 1, -2 }
+"""
+
+NONZEROSUM = """EFG 2 R "prisoners" { "A" "B" }
+""
+p "" 1 1 "a" { "c" "d" } 0
+p "" 2 1 "b" { "c" "d" } 0
+t "" 1 "cc" { 3, 3 }
+t "" 2 "cd" { 0, 5 }
+p "" 2 1 "b" { "c" "d" } 0
+t "" 3 "dc" { 5, 0 }
+t "" 4 "dd" { 1, 1 }
+"""
+
+
+def prepare(scratch: Path) -> dict[str, str]:
+    """Create the placeholders' targets in ``scratch``; returns placeholder -> path."""
+    (scratch / "dir").mkdir(parents=True, exist_ok=True)
+    fifo = scratch / "fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    files = {
+        "@BADJSON@": ("bad.json", "{not json"),
+        "@EMPTYJSON@": ("empty.json", "{}"),
+        "@LISTJSON@": ("list.json", "[1, 2, 3]"),
+        "@BADEFG@": ("bad.efg", 'EFG 2 R "t" { "A" "B" } ""\np "" 1 1 "i" { "a" } 0\n'),
+        "@THREEPLAYERS@": ("three.efg", THREE_PLAYERS),
+        "@NONZEROSUM@": ("nonzerosum.efg", NONZEROSUM),
+    }
+    mapping = {"@TMP@": str(scratch), "@DIR@": str(scratch / "dir"), "@FIFO@": str(fifo)}
+    mapping["@MISSING@"] = str(scratch / "missing")
+    for key, (name, text) in files.items():
+        (scratch / name).write_text(text)
+        mapping[key] = str(scratch / name)
+    return mapping
+
+
+def materialise(argv: tuple[str, ...], mapping: dict[str, str]) -> list[str]:
+    """``argv`` with placeholders replaced by paths in the scratch folder."""
+    out = []
+    for arg in argv:
+        for key, value in mapping.items():
+            arg = arg.replace(key, value)
+        out.append(arg)
+    return out
