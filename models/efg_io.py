@@ -23,6 +23,18 @@ from .output import write_text
 _TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<brace>[{}])|(?P<comma>,)|(?P<word>[^\s{}",]+))')
 
 
+def _shown(text: str, limit: int = 24) -> str:
+    """``text`` as it may appear in a one-line message: cut short, with line breaks and
+    other control characters escaped."""
+    cut = text[:limit]
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+
+
+#: Decimal exponents beyond this are refused before Fraction computes 10**exponent.
+_MAX_EXPONENT = 400
+_EXPONENT = re.compile(r"[eE]([+-]?\d+)$")
+
+
 class _Tokens:
     def __init__(self, text: str, source: str):
         self.source = source
@@ -35,7 +47,7 @@ class _Tokens:
                 rest = text[pos:]
                 if rest.strip():
                     line += text.count("\n", pos, pos + len(rest) - len(rest.lstrip()))
-                    raise FileFormatError(f"{source}, line {line}: cannot read '{rest.strip()[:20]}'")
+                    raise FileFormatError(f"{source}, line {line}: cannot read '{_shown(rest.strip(), 20)}'")
                 break
             kind = m.lastgroup or ""
             line += text.count("\n", pos, m.start(kind))
@@ -64,7 +76,7 @@ class _Tokens:
             raise self.error(f"file ends where a {what} was expected")
         tok = self.items[self.i]
         if kind is not None and tok[0] != kind:
-            raise self.error(f"expected {what}, found '{tok[1]}'")
+            raise self.error(f"expected {what}, found '{_shown(tok[1])}'")
         self.i += 1
         return tok[1]
 
@@ -79,12 +91,16 @@ class _Tokens:
             value = None
         if value is None or not 0 <= value < 2**31:
             self.i -= 1
-            raise self.error(f"expected {what} (a whole number from 0 to 2147483647), found '{word[:24]}'")
+            raise self.error(f"expected {what} (a whole number from 0 to 2147483647), found '{_shown(word)}'")
         return value
 
     def number(self, what: str) -> Fraction:
         word = self.next("word", what)
         value: Fraction | None = None
+        exponent = _EXPONENT.search(word)
+        if exponent and len(exponent.group(1)) > 5 or exponent and abs(int(exponent.group(1))) > _MAX_EXPONENT:
+            self.i -= 1
+            raise self.error(f"{what} '{_shown(word)}' is outside the range of numbers computed with")
         if len(word) <= 400:  # longer digit strings are refused before Fraction works on them
             try:
                 value = Fraction(word)
@@ -92,14 +108,14 @@ class _Tokens:
                 value = None
         if value is None and len(word) <= 400:
             self.i -= 1
-            raise self.error(f"expected {what} (a number), found '{word[:24]}'")
+            raise self.error(f"expected {what} (a number), found '{_shown(word)}'")
         try:
             finite = value is not None and abs(float(value)) < 1e300
         except OverflowError:
             finite = False
         if not finite:
             self.i -= 1
-            raise self.error(f"{what} '{word[:24]}' is too large to compute with")
+            raise self.error(f"{what} '{_shown(word)}' is too large to compute with")
         assert value is not None
         return value
 
@@ -114,7 +130,7 @@ class _Tokens:
     def _close(self, what: str) -> None:
         kind, value, _ = self.peek()
         if kind != "brace" or value != "}":
-            raise self.error(f"expected '}}' closing the {what}, found '{value}'")
+            raise self.error(f"expected '}}' closing the {what}, found '{_shown(str(value))}'")
         self.next()
 
 
@@ -234,7 +250,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         code = tk.next("word", "node type 'c', 'p' or 't'")
         if code not in ("c", "p", "t"):
             tk.i -= 1
-            raise tk.error(f"expected node type 'c', 'p' or 't', found '{code}'")
+            raise tk.error(f"expected node type 'c', 'p' or 't', found '{_shown(code)}'")
         me = len(parent)
         if stack:
             top = stack[-1]

@@ -17,7 +17,11 @@ parsing labels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,11 +69,32 @@ def _load(game_or_string: Any) -> Any:
     import pyspiel
 
     if isinstance(game_or_string, str):
-        try:
-            return pyspiel.load_game(game_or_string)
-        except Exception as exc:  # pyspiel raises its own error types for unknown names
-            raise OpenSpielError(f"OpenSpiel cannot load '{game_or_string}': {exc}") from None
+        # OpenSpiel writes its own complaints (the list of every game, a parameter's type) to
+        # the process's stderr; they are caught here so the error is one line of ours
+        with _captured_stderr() as said:
+            try:
+                return pyspiel.load_game(game_or_string)
+            except Exception as exc:  # pyspiel raises its own error types for unknown names
+                error, printed = exc, said()
+        first = (str(error).strip() or printed.strip()).splitlines()
+        reason = first[0] if first else type(error).__name__
+        raise OpenSpielError(f"OpenSpiel cannot load '{game_or_string}': {reason[:200]}")
     return game_or_string
+
+
+@contextlib.contextmanager
+def _captured_stderr() -> Iterator[Callable[[], str]]:
+    """Send file descriptor 2 to a temporary file for the block; yields a function that
+    returns what was written there."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lambda: (sink.seek(0), sink.read().decode("utf-8", "replace"))[1]
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _check_kind(os_game: Any, name: str) -> None:

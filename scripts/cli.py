@@ -303,9 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
     p.add_argument("game")
-    p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument("--backend", type=_text, default="highs", help="highs (default), scip or pyomo:NAME")
     p.add_argument(
         "--method",
+        type=_text,
         dest="method",
         default=None,
         help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp",
@@ -325,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--strategy-out", metavar="FILE.csv", help="write both strategies as CSV")
+    p.add_argument("--strategy-out", type=_text, metavar="FILE.csv", help="write both strategies as CSV")
     p.add_argument("--verbose", action="store_true", help="show the solver's log")
     p.add_argument(
         "--shrink",
@@ -345,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
     )
-    p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
+    p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="print progress")
     p.set_defaults(func=cmd_shrink)
@@ -364,13 +365,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("--player", type=int, choices=(1, 2), default=1)
     p.add_argument("--format", choices=("mps", "lp"), default=None)
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", type=_text, required=True)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("threshold", help="solve a signal game from a qualitative (parametric) model")
     p.add_argument("game", help="one_street:pot=R, kuhn_continuous, generalized_kuhn:cards=N, river_endgame, ...")
-    p.add_argument("--model", default=None, help="a model shipped with the game (default 'standard') or a .json file")
-    p.add_argument("--backend", default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument(
+        "--model", type=_text, default=None, help="a model shipped with the game (default 'standard') or a .json file"
+    )
+    p.add_argument("--backend", type=_text, default="highs", help="highs (default), scip or pyomo:NAME")
     p.add_argument(
         "--indicators",
         choices=("native", "bigm", "hull"),
@@ -397,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="every region at least this wide in signal units (rules out empty regions)",
     )
     p.add_argument("--time-limit", type=_number("positive"), default=None)
-    p.add_argument("--write", metavar="FILE.mps|FILE.lp", help="also write the program")
+    p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_threshold)
@@ -443,6 +446,14 @@ def _number(kind: str):  # noqa: ANN202  (an argparse type)
 
     parse.__name__ = kind  # argparse names the type in its messages
     return parse
+
+
+def _text(value: str) -> str:
+    """An argparse type: any text but the empty one (an empty file or model name is a
+    mistake, not a request for the default)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty value")
+    return value
 
 
 class _Progress(logging.Handler):

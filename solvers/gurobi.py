@@ -89,7 +89,8 @@ def solve_gurobi(
             m.setParam(key, value)
         if warm_start is not None:
             # gurobipy's stub types Start as a float, as on one Var; an MVar takes an array
-            x.Start = np.asarray(warm_start, float)  # type: ignore[assignment]
+            start: Any = x
+            start.Start = np.asarray(warm_start, float)
         t2 = time.perf_counter()
         try:
             m.optimize()
