@@ -95,7 +95,13 @@ def solve_sequence_form(
     with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
         sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
     if sol.x is None:
-        raise SolverError(f"backend {backend} returned no solution (status {sol.status}: {sol.message})")
+        largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
+        hint = (
+            f"; payoffs up to {largest:.3g} are beyond what floating-point LP solvers resolve: rescale them"
+            if largest > 1e9
+            else ""
+        )
+        raise SolverError(f"backend {backend} returned no solution (status {sol.status}: {sol.message}){hint}")
     _add_seconds(times, sol)
     solutions = [sol]
     if sol.row_duals is not None and not both_lps:
