@@ -127,7 +127,9 @@ class BayesianGame:
         if self.deal not in ("independent", "without_replacement"):
             raise GameError(f"deal must be 'independent' or 'without_replacement', not '{self.deal}'")
         if len(self.signals) != self.tree.num_players:
-            raise GameError(f"{len(self.signals)} signal distributions for a {self.tree.num_players}-player betting tree")
+            raise GameError(
+                f"{len(self.signals)} signal distributions for a {self.tree.num_players}-player betting tree"
+            )
         s1 = self.signals[0]
         if any(s.finite != s1.finite for s in self.signals):
             raise GameError("all players' signals must be finite, or all continuous")
@@ -289,7 +291,8 @@ class FiniteSignalGame:
         probabilities. Independent signals multiply their probabilities; without
         replacement every tuple of distinct signals is equally likely."""
         if self.num_players == 2:
-            joint = sum(self.dense_masses())
+            win, tie, lose = self.dense_masses()
+            joint = win + tie + lose
             d1, d2 = np.nonzero(joint > 0)
             return np.stack([d1, d2], axis=1), joint[d1, d2]
         grid = np.indices(self.sizes).reshape(self.num_players, -1).T
@@ -407,9 +410,7 @@ class FiniteSignalGame:
     def best_response_values(self, sigmas: Sequence[np.ndarray]) -> np.ndarray:
         """Each player's best-response value against the others' strategies (exact: a best
         response picks, at every own signal, the plan of highest value)."""
-        return np.array(
-            [float(self.profile_plan_values(p, sigmas).max(axis=1).sum()) for p in range(self.num_players)]
-        )
+        return np.array([float(self.profile_plan_values(p, sigmas).max(axis=1).sum()) for p in range(self.num_players)])
 
     def exploitability(self, sigmas: Sequence[np.ndarray]) -> dict:
         """Exploitability (OpenSpiel's convention: NashConv / players), NashConv, payoffs
@@ -417,7 +418,12 @@ class FiniteSignalGame:
         pay = self.payoffs(sigmas)
         br = self.best_response_values(sigmas)
         nash_conv = float((br - pay).sum())
-        return {"exploitability": nash_conv / self.num_players, "nash_conv": nash_conv, "payoffs": pay, "best_response_values": br}
+        return {
+            "exploitability": nash_conv / self.num_players,
+            "nash_conv": nash_conv,
+            "payoffs": pay,
+            "best_response_values": br,
+        }
 
     # ------------------------------------------------------------------ extensive form
     def to_extensive(self) -> ExtensiveGame:

@@ -146,7 +146,9 @@ class BettingTree:
         """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player (trees of
         two players; with more, use :meth:`poker_terminal`)."""
         if self.num_players != 2:
-            raise GameError(f"betting node '{self._name(node)}': a {self.num_players}-player terminal is a pot (poker_terminal)")
+            raise GameError(
+                f"betting node '{self._name(node)}': a {self.num_players}-player terminal is a pot (poker_terminal)"
+            )
         pay = np.asarray(payoff, dtype=float)
         if pay.shape != (3, 2):
             raise GameError(f"betting node '{self._name(node)}': payoff must be 3 outcomes x 2 players")
@@ -162,7 +164,10 @@ class BettingTree:
             raise GameError(f"betting node '{self._name(node)}': {len(contributions)} contributions for {n} players")
         folded = frozenset([folder] if isinstance(folder, int) else folder) - {-1}
         if any(not 0 <= f < n for f in folded) or len(folded) >= n:
-            raise GameError(f"betting node '{self._name(node)}': folded players {sorted(folded)} are not a set of fewer than {n} players")
+            raise GameError(
+                f"betting node '{self._name(node)}': folded players {sorted(folded)} "
+                f"are not a set of fewer than {n} players"
+            )
         if n != 2:
             self._define(node, TERMINAL)
             self.contrib[node] = tuple(float(c) for c in contributions)
