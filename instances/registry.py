@@ -316,7 +316,10 @@ def _entries() -> dict[str, GameEntry]:
     def kuhn_continuous_nodes(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> int:
         return 1 + bg.kuhn_deals(cards, players, deal) * bg.kuhn_tree_nodes(players)
 
-    kuhn_signal_sizes: dict[str, Callable[..., int]] = {"signal": kuhn_signal_tuples, "extensive": kuhn_continuous_nodes}
+    kuhn_signal_sizes: dict[str, Callable[..., int]] = {
+        "signal": kuhn_signal_tuples,
+        "extensive": kuhn_continuous_nodes,
+    }
 
     entries = [
         GameEntry(
