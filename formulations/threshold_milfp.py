@@ -83,8 +83,15 @@ def threshold_milfp(
     indifferences only through empty regions.
 
     Raises ModelError when a region's plan is not a plan of the game, or (continuous
-    signals) when the order leaves a threshold unplaced against an opponent threshold.
+    signals) when the order leaves a threshold unplaced against an opponent threshold,
+    or when the game has more than two players (the n-player program, whose indifference
+    conditions are products of the others' threshold masses, is not built yet).
     """
+    if game.num_players != 2:
+        raise ModelError(
+            f"'{game.name}' has {game.num_players} players; threshold programs are built for two players "
+            "(solve its extensive form with the LP route's best responses, or a two-player game)"
+        )
     plans = model.plan_indices(game)
     names = model.threshold_names
     owner = {k: model.threshold_owner(k) for k in names}

@@ -4,15 +4,46 @@
 ``load_bayesian("generalized_kuhn:cards=10")`` (G_n as a finite-signal game: the same game
 as the extensive-form ``generalized_kuhn:cards=10``), ``load_bayesian("river_endgame")``.
 Every continuous game takes ``cards=n`` for its version with n equally likely signals,
-dealt from one deck (``deal=independent`` for independent draws instead).
+dealt from one deck (``deal=independent`` for independent draws instead). The Kuhn games
+take ``players=k`` for k players (OpenSpiel's ``kuhn_poker(players=k)`` betting: each
+player in turn checks or bets, after a bet the others call or fold).
 """
 
 from __future__ import annotations
+
+from math import perm
 
 from ..models.bayesian import BayesianGame, SignalDistribution
 from ..models.errors import GameError, UnknownInstanceError
 from ..models.parametric import ModelError, ParametricModel
 from .betting import kuhn_betting, one_street_betting, river_betting
+
+#: The most players a registered game accepts (Kuhn betting has about players x
+#: 2^players nodes; the deals grow factorially).
+MAX_PLAYERS = 10
+
+
+def check_players(game: str, players: int) -> int:
+    """``players`` when it is a whole number from 2 to :data:`MAX_PLAYERS`; GameError
+    naming the parameter otherwise."""
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= MAX_PLAYERS:
+        raise GameError(f"'{game}': parameter players must be a whole number from 2 to {MAX_PLAYERS}, not {players!r}")
+    return players
+
+
+def kuhn_tree_nodes(players: int) -> int:
+    """Nodes of Kuhn poker's betting tree for ``players`` players (0 outside the accepted
+    range): the chain of checks, and below each bet a binary tree of call-or-fold."""
+    if not 2 <= players <= MAX_PLAYERS:
+        return 0
+    return players + 1 + players * (2**players - 1)
+
+
+def kuhn_deals(cards: int, players: int, deal: str = "without_replacement") -> int:
+    """Deals of ``cards`` signals to ``players`` players (0 outside the accepted range)."""
+    if not 2 <= players <= MAX_PLAYERS or cards <= 0:
+        return 0
+    return perm(cards, players) if deal == "without_replacement" else cards**players
 
 
 def _signals(cards: int, cdf: SignalDistribution | None = None) -> SignalDistribution:
@@ -49,31 +80,45 @@ def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacemen
     )
 
 
-def kuhn_continuous(cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
+def kuhn_continuous(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> BayesianGame:
     """G-infinity of seed 001 section 8.1: Kuhn poker's betting with uniform [0, 1] signals,
-    the higher wins. With ``cards=n``: G_n (distinct cards 1..n)."""
+    the higher wins. With ``cards=n``: G_n (distinct cards 1..n). ``players`` players
+    (Kuhn betting for that many, :func:`kuhn_betting`)."""
+    check_players("kuhn_continuous", players)
+    if cards and deal == "without_replacement" and cards < players:
+        raise GameError(f"'kuhn_continuous': parameter cards must be at least players ({players}), not {cards}")
     s = _signals(cards)
     name = f"G_{cards}" if cards else "G_infinity"
+    if players != 2:
+        name += f" ({players} players)"
     return BayesianGame(
         name,
-        kuhn_betting(),
-        (s, s),
+        kuhn_betting(players=players),
+        (s,) * players,
         winner="higher",
         deal=deal if cards else "independent",
-        parameters={"kind": "kuhn", "cards": cards},
+        parameters={"kind": "kuhn", "cards": cards} | ({"players": players} if players != 2 else {}),
     )
 
 
-def generalized_kuhn_signals(cards: int = 3) -> BayesianGame:
-    """G_n as a finite-signal game (the extensive form is ``generalized_kuhn:cards=n``)."""
-    if cards < 2:
-        raise GameError("generalized_kuhn needs at least 2 cards")
-    return kuhn_continuous(cards=cards)
+def generalized_kuhn_signals(cards: int = 3, players: int = 2) -> BayesianGame:
+    """G_n as a finite-signal game (the extensive form is ``generalized_kuhn:cards=n``),
+    for ``players`` players (at most ``cards``)."""
+    check_players("generalized_kuhn", players)
+    if cards < max(2, players):
+        raise GameError(f"'generalized_kuhn': parameter cards must be at least {max(2, players)}, not {cards}")
+    return kuhn_continuous(cards=cards, players=players)
 
 
-def kuhn_signals() -> BayesianGame:
-    """Kuhn poker (G_3) as a finite-signal game."""
-    return kuhn_continuous(cards=3)
+def kuhn_signals(players: int = 2) -> BayesianGame:
+    """Kuhn poker as a finite-signal game: G_3 for two players; for ``players`` players
+    the deck of OpenSpiel's ``kuhn_poker``, cards 1..players + 1 (OpenSpiel numbers them
+    from 0)."""
+    check_players("kuhn", players)
+    game = kuhn_continuous(cards=players + 1, players=players)
+    if players != 2:
+        game.name = f"Kuhn poker ({players} players)"
+    return game
 
 
 #: Default signal CDFs of river_endgame: player 1's range is weighted towards strong
@@ -228,6 +273,9 @@ __all__ = [
     "resolve_model",
     "one_street",
     "kuhn_continuous",
+    "kuhn_signals",
+    "generalized_kuhn_signals",
+    "check_players",
     "river_endgame",
     "UnknownInstanceError",
 ]

@@ -65,18 +65,39 @@ def limit_betting(ante: float, raise_sizes: Sequence[float], max_raises: Sequenc
     return t.finish()
 
 
-def kuhn_betting(ante: float = 1.0, bet: float = 1.0) -> BettingTree:
-    """Kuhn poker's betting: check or bet; after a check, check or bet; a bet is called or folded."""
-    t = BettingTree()
-    check, bet_ = t.decision(0, 0, ["check", "bet"])
-    check2, bet2 = t.decision(check, 1, ["check", "bet"])
-    t.poker_terminal(check2, (ante, ante))
-    fold, call = t.decision(bet2, 0, ["fold", "call"])
-    t.poker_terminal(fold, (ante, ante + bet), folder=0)
-    t.poker_terminal(call, (ante + bet, ante + bet))
-    fold, call = t.decision(bet_, 1, ["fold", "call"])
-    t.poker_terminal(fold, (ante + bet, ante), folder=1)
-    t.poker_terminal(call, (ante + bet, ante + bet))
+def kuhn_betting(ante: float = 1.0, bet: float = 1.0, players: int = 2) -> BettingTree:
+    """Kuhn poker's betting for ``players`` players (as in OpenSpiel's ``kuhn_poker``):
+    each player in turn checks or bets while nobody has bet; after a bet every later
+    player, in turn around the table up to the bettor, calls or folds. Nobody betting is
+    a showdown among all; otherwise among the bettor and the callers.
+
+    With two players: check or bet; after a check, check or bet; a bet is called or
+    folded. Nodes are numbered the same way for every number of players (all children
+    of a decision, then its subtrees in order)."""
+    t = BettingTree(num_players=players)
+
+    def opening(node: int, p: int) -> None:
+        check, bet_ = t.decision(node, p, ["check", "bet"])
+        if p + 1 == players:
+            t.poker_terminal(check, [ante] * players)
+        else:
+            opening(check, p + 1)
+        contrib = [ante] * players
+        contrib[p] += bet
+        respond(bet_, (p + 1) % players, p, contrib, frozenset())
+
+    def respond(node: int, p: int, bettor: int, contrib: list[float], folded: frozenset[int]) -> None:
+        fold, call = t.decision(node, p, ["fold", "call"])
+        called = list(contrib)
+        called[p] += bet
+        after = (p + 1) % players
+        for child, chips, out in ((fold, contrib, folded | {p}), (call, called, folded)):
+            if after == bettor:
+                t.poker_terminal(child, chips, folder=out)
+            else:
+                respond(child, after, bettor, chips, out)
+
+    opening(0, 0)
     return t.finish()
 
 

@@ -155,14 +155,25 @@ def poker_nodes(ranks: int, suits: int, ante: float, raise_sizes: Sequence[float
     return limit_betting(ante, raise_sizes, max_raises).expanded_nodes(ranks * suits)
 
 
-def kuhn() -> ExtensiveGame:
-    """Kuhn poker: cards J < Q < K, ante 1, one bet of 1."""
+def kuhn(players: int = 2) -> ExtensiveGame:
+    """Kuhn poker: cards J < Q < K, ante 1, one bet of 1. With ``players`` > 2, OpenSpiel's
+    ``kuhn_poker(players=k)`` (cards 1..k + 1): the extensive form of the signal game
+    (one chance node deals every card)."""
+    from .bayesian_games import check_players, kuhn_signals
+
+    if check_players("kuhn", players) != 2:
+        return kuhn_signals(players).finite_game().to_extensive()
     return poker_game(3, 1, 1.0, (1.0,), (1,), title="Kuhn poker")
 
 
-def generalized_kuhn(cards: int = 3) -> ExtensiveGame:
+def generalized_kuhn(cards: int = 3, players: int = 2) -> ExtensiveGame:
     """G_n (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative
-    models", 2010, section 8.1): Kuhn poker with cards 1..n."""
+    models", 2010, section 8.1): Kuhn poker with cards 1..n. With ``players`` > 2 the
+    extensive form of the signal game (one chance node deals every card)."""
+    from .bayesian_games import check_players, generalized_kuhn_signals
+
+    if check_players("generalized_kuhn", players) != 2:
+        return generalized_kuhn_signals(cards, players).finite_game().to_extensive()
     if cards < 2:
         raise GameError("generalized_kuhn needs at least 2 cards")
     return poker_game(

@@ -253,17 +253,45 @@ def _signal_pairs(cards: int = 0, **_: Any) -> int:
     return cards * cards
 
 
+def _two_player_view(factory: Callable[..., Any], name: str, view: str) -> Callable[..., Any]:
+    """``factory`` taking a ``players`` parameter that must be 2 (the view exists for two
+    players only); ViewUnavailable otherwise, naming the views that do."""
+
+    def build(players: int = 2, **kwargs: Any) -> Any:
+        if players != 2:
+            raise ViewUnavailable(
+                f"'{name}:players={players}' has no {view} form (it is defined for two players); "
+                "it offers the extensive and signal forms"
+            )
+        return factory(**kwargs)
+
+    params = [inspect.Parameter("players", inspect.Parameter.KEYWORD_ONLY, default=2, annotation="int")]
+    params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in inspect.signature(factory).parameters.values()]
+    build.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    build.__doc__ = factory.__doc__
+    build.two_players_only = True  # type: ignore[attr-defined]
+    return build
+
+
 def _entries() -> dict[str, GameEntry]:
     from . import bayesian_games as bg
     from . import ordered_games as og
     from .liars_dice import liars_dice
     from .poker import generalized_kuhn, kuhn, leduc, poker_nodes, rhode_island
 
-    def g_n(cards: int = 3) -> int:
+    def g_n(cards: int = 3, players: int = 2) -> int:
+        if players != 2:  # one chance node, then a copy of the betting tree per deal
+            return 1 + bg.kuhn_deals(cards, players) * bg.kuhn_tree_nodes(players)
         return poker_nodes(cards, 1, 1.0, (1.0,), (1,))
 
-    def g_n_signals(cards: int = 3) -> int:
+    def g_n_signals(cards: int = 3, players: int = 2) -> int:
         return _signal_tree(cards, 1)
+
+    def kuhn_nodes(players: int = 2) -> int:
+        return g_n(3 if players == 2 else players + 1, players)
+
+    def kuhn_signal_tuples(cards: int = 0, players: int = 2, **_: Any) -> int:
+        return max(cards, 0) ** min(max(players, 2), bg.MAX_PLAYERS)
 
     def leduc_nodes(ranks: int = 3, suits: int = 2) -> int:
         return poker_nodes(ranks, suits, 1.0, (2.0, 4.0), (2, 2))
@@ -277,23 +305,41 @@ def _entries() -> dict[str, GameEntry]:
     def ri_signals(ranks: int = 13, suits: int = 4) -> int:
         return _signal_tree(ranks * suits, 3)
 
-    poker_sizes = {"extensive": g_n, "ordered": g_n_signals, "signal": _signal_pairs}
+    kuhn_sizes: dict[str, Callable[..., int]] = {"extensive": kuhn_nodes}
+    poker_sizes = {"extensive": g_n, "ordered": g_n_signals, "signal": kuhn_signal_tuples}
 
     def signal_game_nodes(cards: int = 0, **_: Any) -> int:
         return 1 + 20 * cards * cards  # a chance node, then a copy of the betting tree per deal
 
     signal_sizes = {"signal": _signal_pairs, "extensive": signal_game_nodes}
 
+    def kuhn_continuous_nodes(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> int:
+        return 1 + bg.kuhn_deals(cards, players, deal) * bg.kuhn_tree_nodes(players)
+
+    kuhn_signal_sizes: dict[str, Callable[..., int]] = {
+        "signal": kuhn_signal_tuples,
+        "extensive": kuhn_continuous_nodes,
+    }
+
     entries = [
         GameEntry(
             "kuhn",
-            "Kuhn poker: cards J < Q < K, ante 1, one bet of 1",
-            {"extensive": kuhn, "ordered": og.kuhn, "signal": bg.kuhn_signals},
+            "Kuhn poker: cards J < Q < K, ante 1, one bet of 1 (players=k: OpenSpiel's k-player Kuhn, k + 1 cards)",
+            {
+                "extensive": kuhn,
+                "ordered": _two_player_view(og.kuhn, "kuhn", "ordered"),
+                "signal": bg.kuhn_signals,
+            },
+            kuhn_sizes,
         ),
         GameEntry(
             "generalized_kuhn",
-            "Kuhn poker with cards 1..n (G_n)",
-            {"extensive": generalized_kuhn, "ordered": og.generalized_kuhn, "signal": bg.generalized_kuhn_signals},
+            "Kuhn poker with cards 1..n (G_n; players=k for k players)",
+            {
+                "extensive": generalized_kuhn,
+                "ordered": _two_player_view(og.generalized_kuhn, "generalized_kuhn", "ordered"),
+                "signal": bg.generalized_kuhn_signals,
+            },
             poker_sizes,
         ),
         GameEntry(
@@ -319,9 +365,9 @@ def _entries() -> dict[str, GameEntry]:
         ),
         GameEntry(
             "kuhn_continuous",
-            "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity)",
+            "Kuhn poker's betting with uniform signals on [0, 1] (G-infinity; players=k for k players)",
             {"signal": bg.kuhn_continuous},
-            signal_sizes,
+            kuhn_signal_sizes,
         ),
         GameEntry(
             "river_endgame",
@@ -436,6 +482,8 @@ def describe(spec: Any) -> GameDescription:
     kwargs = parse_params(name, params, entry.parameters)
     factories = {}
     for view, factory in entry.factories.items():
+        if getattr(factory, "two_players_only", False) and kwargs.get("players", 2) != 2:
+            continue  # a view of two-player games only (the factory would refuse)
         bound = _bind(factory, kwargs)
         if bound is not None:
             factories[view] = bound

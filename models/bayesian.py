@@ -1,11 +1,13 @@
-"""Two-player games with one private signal each, followed by a public betting tree.
+"""Games with one private signal per player, followed by a public betting tree.
 
 This is the setting of Ganzfried and Sandholm, "Computing equilibria by incorporating
-qualitative models" (2010; continuous Bayesian games, section 4): each player
-receives a private signal, independently of the other (or, for a finite deck, dealt
-without replacement), and the players then act in a finite public betting tree. A
-terminal's payoff depends on the actions and on whose signal wins the showdown ("lower
-wins" or "higher wins"; equal signals split).
+qualitative models" (2010; continuous Bayesian games, section 4, and section 7.2 for
+more than two players): each player receives a private signal, independently of the
+others (or, for a finite deck, dealt without replacement), and the players then act in
+a finite public betting tree. A terminal's payoff depends on the actions and on whose
+signal wins the showdown ("lower wins" or "higher wins"; equal signals split). With more
+than two players the showdown is among the players who have not folded: the best signal
+takes the pot, equal best signals split it (:meth:`BettingTree.showdown_payoffs`).
 
 The signal space is the interval ``[lo, hi]`` cut into *pieces* at breakpoints; both
 players' CDFs are linear on every piece. A finite signal set ``1..n`` is the special case
@@ -104,11 +106,12 @@ class SignalDistribution:
 # ----------------------------------------------------------------------------- games
 @dataclass
 class BayesianGame:
-    """Two players, one private signal each, a public betting tree.
+    """Two or more players, one private signal each, a public betting tree.
 
-    ``winner`` is ``"higher"`` or ``"lower"`` (whose signal wins a showdown). ``deal`` is
-    ``"independent"`` or ``"without_replacement"`` (finite signals only: both players are
-    dealt distinct cards from one deck of equally likely cards, as in G_n).
+    ``signals`` has one distribution per player of ``tree``. ``winner`` is ``"higher"``
+    or ``"lower"`` (whose signal wins a showdown). ``deal`` is ``"independent"`` or
+    ``"without_replacement"`` (finite signals only: the players are dealt distinct cards
+    from one deck of equally likely cards, as in G_n).
     """
 
     name: str
@@ -123,24 +126,33 @@ class BayesianGame:
             raise GameError(f"winner must be 'higher' or 'lower', not '{self.winner}'")
         if self.deal not in ("independent", "without_replacement"):
             raise GameError(f"deal must be 'independent' or 'without_replacement', not '{self.deal}'")
-        s1, s2 = self.signals
-        if s1.finite != s2.finite:
-            raise GameError("both players' signals must be finite, or both continuous")
-        if s1.finite and s1.num_signals != s2.num_signals:
-            raise GameError("finite signal sets must have the same size for both players")
+        if len(self.signals) != self.tree.num_players:
+            raise GameError(
+                f"{len(self.signals)} signal distributions for a {self.tree.num_players}-player betting tree"
+            )
+        s1 = self.signals[0]
+        if any(s.finite != s1.finite for s in self.signals):
+            raise GameError("all players' signals must be finite, or all continuous")
+        if s1.finite and any(s.num_signals != s1.num_signals for s in self.signals):
+            raise GameError("finite signal sets must have the same size for all players")
         if self.deal == "without_replacement":
             if not s1.finite:
                 raise GameError("dealing without replacement needs finite signals")
             n = s1.num_signals
-            if not (np.allclose(s1.pmf, 1.0 / n) and np.allclose(s2.pmf, 1.0 / n)):
+            if not all(np.allclose(s.pmf, 1.0 / n) for s in self.signals):
                 raise GameError("dealing without replacement needs equally likely signals")
-            if n < 2:
-                raise GameError("dealing without replacement needs at least two signals")
+            if n < max(2, len(self.signals)):
+                raise GameError(f"dealing without replacement needs at least {max(2, len(self.signals))} signals")
         if not s1.finite:
-            lo = {s1.breakpoints[0], s2.breakpoints[0]}
-            hi = {s1.breakpoints[-1], s2.breakpoints[-1]}
+            lo = {s.breakpoints[0] for s in self.signals}
+            hi = {s.breakpoints[-1] for s in self.signals}
             if len(lo) != 1 or len(hi) != 1:
-                raise GameError("both players' signals must live on the same interval")
+                raise GameError("all players' signals must live on the same interval")
+
+    @property
+    def num_players(self) -> int:
+        """Number of players."""
+        return len(self.signals)
 
     @property
     def finite(self) -> bool:
@@ -149,11 +161,16 @@ class BayesianGame:
 
     @property
     def breakpoints(self) -> np.ndarray:
-        """Union of both CDFs' breakpoints: the pieces on which both CDFs are linear."""
-        return np.union1d(self.signals[0].breakpoints, self.signals[1].breakpoints)
+        """Union of the CDFs' breakpoints: the pieces on which every CDF is linear."""
+        out = np.asarray(self.signals[0].breakpoints, dtype=float)
+        for s in self.signals[1:]:
+            out = np.union1d(out, s.breakpoints)
+        return out
 
     def outcome_below(self, p: int) -> int:
-        """Showdown outcome when player ``p``'s opponent holds the lower signal."""
+        """Showdown outcome when player ``p``'s opponent holds the lower signal (two players)."""
+        if self.num_players != 2:
+            raise GameError("showdown outcomes of one opponent are defined for two players")
         opp_wins = self.winner == "lower"
         winner = (1 - p) if opp_wins else p
         return P1_WINS if winner == 0 else P2_WINS
@@ -164,10 +181,10 @@ class BayesianGame:
             raise GameError(f"'{self.name}' has continuous signals; use discretize(cells)")
         return FiniteSignalGame(
             self.tree,
-            pmf=(self.signals[0].pmf, self.signals[1].pmf),
+            pmf=tuple(s.pmf for s in self.signals),
             winner=self.winner,
             deal=self.deal,
-            names=(self.signals[0].names, self.signals[1].names),
+            names=tuple(s.names for s in self.signals),
             title=self.name,
         )
 
@@ -216,10 +233,12 @@ class BayesianGame:
 class FiniteSignalGame:
     """A finite-signal game: per player a signal set, a joint deal, the betting tree.
 
-    The joint law of the signals and the showdown is held as three mass matrices
-    ``(n1, n2)``: probability of the deal and player 1 winning, tying, losing. Ordered
-    games (a winner by signal order) keep them implicit and use cumulative sums, so
-    strategy evaluation costs O(n x plans^2); abstractions hold them densely.
+    With two players the joint law of the signals and the showdown is held as three
+    mass matrices ``(n1, n2)``: probability of the deal and player 1 winning, tying,
+    losing. Ordered games (a winner by signal order) keep them implicit and use
+    cumulative sums, so strategy evaluation costs O(n x plans^2); abstractions hold them
+    densely. With more players the game is ordered (``pmf`` given) and the deals are
+    enumerated (:meth:`deals`); the showdown follows from the signals and the pot.
     """
 
     def __init__(
@@ -241,6 +260,9 @@ class FiniteSignalGame:
         self.tree = tree
         self.title = title
         self.cell_edges = cell_edges
+        self.num_players = tree.num_players
+        if masses is not None and self.num_players != 2:
+            raise GameError("showdown mass matrices describe two-player games; give pmf for more players")
         if masses is not None:
             self.masses = tuple(np.asarray(m, dtype=float) for m in masses)
             self.ordered = False
@@ -251,7 +273,9 @@ class FiniteSignalGame:
             self.winner = winner
             self.deal = deal
             self.ordered = True
-            self.sizes = (self.pmf[0].shape[0], self.pmf[1].shape[0])
+            if len(self.pmf) != self.num_players:
+                raise GameError(f"{len(self.pmf)} signal distributions for a {self.num_players}-player betting tree")
+            self.sizes = tuple(f.shape[0] for f in self.pmf)
         if names is None:
             names = tuple(tuple(str(i + 1) for i in range(n)) for n in self.sizes)
         self.names = tuple(tuple(n) for n in names)
@@ -261,8 +285,39 @@ class FiniteSignalGame:
         """Number of reduced pure plans per player."""
         return tuple(len(p) for p in self.tree.plans)
 
+    def deals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The deals of positive probability: an int array (deals, players) of signal
+        indices, in lexicographic order (player 1's signal slowest), and their
+        probabilities. Independent signals multiply their probabilities; without
+        replacement every tuple of distinct signals is equally likely."""
+        if self.num_players == 2:
+            win, tie, lose = self.dense_masses()
+            joint = win + tie + lose
+            d1, d2 = np.nonzero(joint > 0)
+            return np.stack([d1, d2], axis=1), joint[d1, d2]
+        grid = np.indices(self.sizes).reshape(self.num_players, -1).T
+        if self.deal == "independent":
+            prob = np.prod([self.pmf[p][grid[:, p]] for p in range(self.num_players)], axis=0)
+        else:
+            srt = np.sort(grid, axis=1)
+            distinct = np.all(srt[:, 1:] != srt[:, :-1], axis=1)
+            prob = distinct / float(distinct.sum())
+        keep = prob > 0
+        return grid[keep], prob[keep]
+
+    def signal_strength(self, signals: np.ndarray) -> np.ndarray:
+        """Showdown strength of signal indices (larger wins): the index when the higher
+        signal wins, minus the index when the lower does."""
+        s = np.asarray(signals, dtype=float)
+        return s if self.winner == "higher" else -s
+
+    def _two_players(self, what: str) -> None:
+        if self.num_players != 2:
+            raise GameError(f"{what} is defined for two players; this game has {self.num_players}")
+
     def dense_masses(self) -> tuple[np.ndarray, ...]:
         """(win, tie, lose) probability matrices ``(n1, n2)`` from player 1's point of view."""
+        self._two_players("the (win, tie, lose) mass matrix")
         if not self.ordered:
             return self.masses
         n1, n2 = self.sizes
@@ -280,6 +335,7 @@ class FiniteSignalGame:
     def opponent_masses(self, p: int, sigma_opp: np.ndarray) -> np.ndarray:
         """Array (own signals, 3 outcomes, opponent plans): the probability of holding each
         own signal while the opponent plays each plan and the showdown has each outcome."""
+        self._two_players("the opponent's mass")
         sigma_opp = np.asarray(sigma_opp, dtype=float)
         n_own = self.sizes[p]
         out = np.zeros((n_own, 3, sigma_opp.shape[1]))
@@ -319,37 +375,71 @@ class FiniteSignalGame:
             return np.einsum("sok,qko->sq", m, pay)
         return np.einsum("sok,kqo->sq", m, pay)
 
+    def profile_plan_values(self, p: int, sigmas: Sequence[np.ndarray]) -> np.ndarray:
+        """Array (own signals, own plans): player ``p``'s expected payoff (joint, not
+        conditional) of each plan at each signal against the others' strategies in the
+        profile ``sigmas`` (``sigmas[p]`` is ignored); any number of players.
+
+        Two players: :meth:`plan_values`. More: a sum over the deals of the payoff tensor
+        over plan profiles contracted with the others' plan probabilities, so the work is
+        deals x (product of the players' plan counts)."""
+        if self.num_players == 2:
+            return self.plan_values(p, sigmas[1 - p])
+        tree = self.tree
+        deal, prob = self.deals()
+        leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
+        leaf_of[tree.terminals] = np.arange(len(tree.terminals))
+        leaf = leaf_of[tree.plan_terminals]  # (plans_1, ..., plans_n)
+        pay = tree.showdown_payoffs(self.signal_strength(deal))[:, :, p]  # (deals, terminals)
+        sig = [np.asarray(x, dtype=float) for x in sigmas]
+        out = np.zeros((self.sizes[p], len(tree.plans[p])))
+        for d in range(deal.shape[0]):
+            u = pay[d][leaf]
+            for q in range(self.num_players - 1, -1, -1):
+                if q != p:
+                    u = np.tensordot(u, sig[q][deal[d, q]], axes=([q], [0]))
+            out[deal[d, p]] += prob[d] * u
+        return out
+
     def payoffs(self, sigmas: Sequence[np.ndarray]) -> np.ndarray:
-        """Both players' expected payoffs of a profile of plan strategies."""
-        return np.array([float(np.sum(self.plan_values(p, sigmas[1 - p]) * sigmas[p])) for p in (0, 1)])
+        """Every player's expected payoff of a profile of plan strategies."""
+        return np.array(
+            [float(np.sum(self.profile_plan_values(p, sigmas) * sigmas[p])) for p in range(self.num_players)]
+        )
 
     def best_response_values(self, sigmas: Sequence[np.ndarray]) -> np.ndarray:
-        """Each player's best-response value against the other's strategy (exact: a best
+        """Each player's best-response value against the others' strategies (exact: a best
         response picks, at every own signal, the plan of highest value)."""
-        return np.array([float(self.plan_values(p, sigmas[1 - p]).max(axis=1).sum()) for p in (0, 1)])
+        return np.array([float(self.profile_plan_values(p, sigmas).max(axis=1).sum()) for p in range(self.num_players)])
 
     def exploitability(self, sigmas: Sequence[np.ndarray]) -> dict:
-        """Exploitability (OpenSpiel's convention: NashConv / 2), NashConv, payoffs and
-        best-response values of a profile of plan strategies."""
+        """Exploitability (OpenSpiel's convention: NashConv / players), NashConv, payoffs
+        and best-response values of a profile of plan strategies."""
         pay = self.payoffs(sigmas)
         br = self.best_response_values(sigmas)
         nash_conv = float((br - pay).sum())
-        return {"exploitability": nash_conv / 2.0, "nash_conv": nash_conv, "payoffs": pay, "best_response_values": br}
+        return {
+            "exploitability": nash_conv / self.num_players,
+            "nash_conv": nash_conv,
+            "payoffs": pay,
+            "best_response_values": br,
+        }
 
     # ------------------------------------------------------------------ extensive form
     def to_extensive(self) -> ExtensiveGame:
-        """The equivalent extensive-form game: chance deals both signals, then the betting.
+        """The equivalent extensive-form game: one chance node deals every player's signal
+        (one outcome per deal of :meth:`deals`), then the betting tree.
 
-        Information sets are labelled ``"signal:history"`` for reading (history of actions
-        joined by ``-``; the root is ``"signal:"``) and keyed by integers: the game's
-        ``infoset_key`` encodes (own signal, betting node, player), which
-        :meth:`lift_map` decodes. Expected payoffs replace the showdown lottery where an
-        abstraction made it random. Returns the validated game.
+        Information sets are a player's own signal and betting node, labelled
+        ``"signal:history"`` for reading (history of actions joined by ``-``; the root is
+        ``"signal:"``) and keyed by integers: the game's ``infoset_key`` encodes (own
+        signal, betting node, player) as ``(signal * nodes + node) * players + player``,
+        which :meth:`lift_map` decodes. Expected payoffs replace the showdown lottery where
+        an abstraction made it random. Returns the validated game.
         """
-        win, tie, lose = self.dense_masses()
-        joint = win + tie + lose
-        d1, d2 = np.nonzero(joint > 0)
-        deals = d1.shape[0]
+        n = self.num_players
+        deal, prob = self.deals()
+        deals = deal.shape[0]
         tree = self.tree
         m = tree.num_nodes
         tparent = np.array(tree.parent)
@@ -368,17 +458,16 @@ class FiniteSignalGame:
         kind = np.where(is_leaf, TERMINAL, tplayer)
         player = np.concatenate([[CHANCE], kind[node_tpl]])
         chance_prob = np.ones(1 + deals * m)
-        chance_prob[1 + np.arange(deals) * m] = joint[d1, d2]
+        chance_prob[1 + np.arange(deals) * m] = prob
         # information sets: (player, own signal, betting node)
         dec_nodes = [v for v in range(m) if not is_leaf[v]]
         local = {v: i for i, v in enumerate(dec_nodes)}
         infoset = np.full(1 + deals * m, -1, dtype=np.int64)
-        n1, n2 = self.sizes
-        base = [0, n1 * len(dec_nodes)]
+        base = np.concatenate([[0], np.cumsum(np.asarray(self.sizes, dtype=np.int64) * len(dec_nodes))])
         labels, num_actions, iplayer = [], [], []
         alabels: list[str] = []
-        for p, n in ((0, n1), (1, n2)):
-            for s in range(n):
+        for p, size in enumerate(self.sizes):
+            for s in range(size):
                 for v in dec_nodes:
                     labels.append(f"{self.names[p][s]}:{tree.history[v]}")
                     num_actions.append(len(tree.children[v]))
@@ -386,34 +475,40 @@ class FiniteSignalGame:
                     alabels.extend(tree.label[k] for k in tree.children[v])
         # keep only information sets of the node's own player (others are never used)
         dec = ~is_leaf[node_tpl]
-        own = np.where(tplayer[node_tpl] == 0, d1[node_deal], d2[node_deal])
-        pl = tplayer[node_tpl]
+        pl = np.clip(tplayer[node_tpl], 0, None)
+        own = deal[node_deal, pl]
         loc = np.array([local.get(v, 0) for v in range(m)])[node_tpl]
-        key = np.where(pl == 0, base[0], base[1]) + own * len(dec_nodes) + loc
+        key = base[pl] + own * len(dec_nodes) + loc
         infoset[1:][dec] = key[dec]
         used = np.unique(infoset[infoset >= 0])
         remap = np.full(len(labels), -1, dtype=np.int64)
         remap[used] = np.arange(used.shape[0])
         infoset = np.where(infoset >= 0, remap[np.maximum(infoset, 0)], -1)
-        # integer key of each kept information set: (own signal * nodes + node) * 2 + player
-        per_player = n1 * len(dec_nodes)
-        owner = (used >= per_player).astype(np.int64)
-        rest = used - owner * per_player
+        # integer key of each kept information set: (own signal * nodes + node) * players + player
+        owner = (np.searchsorted(base, used, side="right") - 1).astype(np.int64)
+        rest = used - base[owner]
         node_of = np.asarray(dec_nodes, dtype=np.int64)[rest % len(dec_nodes)]
-        infoset_key = ((rest // len(dec_nodes)) * m + node_of) * 2 + owner
+        infoset_key = ((rest // len(dec_nodes)) * m + node_of) * n + owner
         starts = np.concatenate([[0], np.cumsum(num_actions)])
         kept_actions = [alabels[starts[k] : starts[k + 1]] for k in used]
         # payoffs: expected over the showdown lottery of each deal
-        pay = np.zeros((1 + deals * m, 2))
+        pay = np.zeros((1 + deals * m, n))
         leaves = np.flatnonzero(is_leaf)
-        tp = tree.payoff  # (m, 3, 2)
-        prob = joint[d1, d2]
-        w = np.stack([win[d1, d2], tie[d1, d2], lose[d1, d2]], axis=1) / prob[:, None]  # (deals, 3)
-        for leaf in leaves:
-            rows = 1 + np.arange(deals) * m + leaf
-            pay[rows] = w @ tp[leaf]
+        if n == 2:
+            win, tie, lose = self.dense_masses()
+            d1, d2 = deal[:, 0], deal[:, 1]
+            tp = tree.payoff  # (m, 3, 2)
+            w = np.stack([win[d1, d2], tie[d1, d2], lose[d1, d2]], axis=1) / prob[:, None]  # (deals, 3)
+            for leaf in leaves:
+                rows = 1 + np.arange(deals) * m + leaf
+                pay[rows] = w @ tp[leaf]
+        else:
+            rows = 1 + np.arange(deals)[:, None] * m + np.asarray(tree.terminals)[None, :]
+            pay[rows] = tree.showdown_payoffs(self.signal_strength(deal))
         chance_labels = np.full(1 + deals * m, "", dtype=object)
-        chance_labels[1 + np.arange(deals) * m] = [f"{self.names[0][a]},{self.names[1][b]}" for a, b in zip(d1, d2)]
+        chance_labels[1 + np.arange(deals) * m] = [
+            ",".join(self.names[p][s] for p, s in enumerate(row)) for row in deal.tolist()
+        ]
         return ExtensiveGame.from_arrays(
             parent=parent,
             player=player,
@@ -427,6 +522,7 @@ class FiniteSignalGame:
             action_labels=np.array([a for acts in kept_actions for a in acts], dtype=str),
             chance_labels=chance_labels.astype(str),
             infoset_key=infoset_key,
+            player_names=tuple(f"Player {p + 1}" for p in range(n)),
             title=self.title,
         )
 
@@ -438,7 +534,7 @@ class FiniteSignalGame:
             raise GameError(f"'{game.title}' carries no information-set keys; use the signal game's to_extensive()")
         key = game.infoset_key
         m = self.tree.num_nodes
-        player, rest = key % 2, key // 2
+        player, rest = key % self.num_players, key // self.num_players
         node, signal = rest % m, rest // m
         tree_player = self.tree.kind[node]
         ok = (signal < np.asarray(self.sizes)[player]) & (tree_player == player)
@@ -459,7 +555,7 @@ class FiniteSignalGame:
 
         lift = self.lift_map(game)
         behaviors = []
-        for p in (0, 1):
+        for p in range(self.num_players):
             ps = sf.players[p]
             g = np.asarray(ps.infoset_global, dtype=np.int64)
             signal, node = lift.signal[g], lift.node[g]
@@ -498,7 +594,7 @@ def plans_from_behavior(
     lift = game.lift_map(efg)
     m, width = tree.num_nodes, int(tree.num_actions.max())
     out = []
-    for p in (0, 1):
+    for p in range(game.num_players):
         ps = sf.players[p]
         # prob[s, v, a]: probability of action a at node v with signal s; the extra last
         # column is 1 and stands for "the plan takes no action here"

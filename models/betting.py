@@ -1,4 +1,4 @@
-"""The public betting tree shared by every deal of a two-player poker-like game.
+"""The public betting tree shared by every deal of a poker-like game (two or more players).
 
 One type, :class:`BettingTree`, serves three users: the limit-poker generators of
 :mod:`equilibria.instances.poker` (which expand the tree over every deal of the cards),
@@ -10,12 +10,15 @@ The tree is a template, not a game tree: it has at most a few thousand nodes (1,
 Rhode Island hold'em), so it is built in Python (lists, one entry per node) and read through numpy arrays derived once.
 A node is
 
-* a **decision** of player 0 or 1, one child per action;
+* a **decision** of a player (0 to ``num_players - 1``), one child per action;
 * a **deal** (``CHANCE``): one child; it fills card slot ``deal_slot`` (slots 0 and 1 are
   the players' private cards, later slots public cards; a public deal starts a new
   betting round);
-* a **terminal**: chips each player has put in, who folded (-1 for a showdown), and the
-  payoff under each showdown outcome (player 1's signal wins, tie, player 2's wins).
+* a **terminal**: chips each player has put in and who folded. With two players a
+  terminal also holds the payoff under each showdown outcome (player 1's signal wins,
+  tie, player 2's wins); with more, payoffs follow from the chips by
+  :meth:`BettingTree.showdown_payoffs` (the best signal among the players still in wins
+  the pot, equal best signals split it).
 
 Nodes are numbered in order of creation. :meth:`BettingTree.decision` adds all children
 of a node at once; :meth:`BettingTree.action` adds them one at a time, which lets a
@@ -29,7 +32,7 @@ never through the printed information-set labels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import perm
@@ -48,20 +51,25 @@ _OPEN = -3
 
 
 class BettingTree:
-    """A finite public betting tree for two players, with optional card deals.
+    """A finite public betting tree for ``num_players`` players (default two), with
+    optional card deals.
 
-    Per node (lists indexed by node): ``parent``; ``player`` (0, 1, ``CHANCE`` for a
-    deal, ``TERMINAL``); ``label`` (the action leading to the node); ``children``;
+    Per node (lists indexed by node): ``parent``; ``player`` (a player index, ``CHANCE``
+    for a deal, ``TERMINAL``); ``label`` (the action leading to the node); ``children``;
     ``history`` (the public actions from the root: action tokens joined by
     ``separator``, deal marks appended; the root is ``""``); ``deal_slot`` and
-    ``public`` for deals; ``contrib`` (chips in per player) and ``folder`` at terminals.
+    ``public`` for deals; ``contrib`` (chips in per player), ``folder`` (two players: who
+    folded, -1 for none) and ``folded`` (the set of players who folded) at terminals.
 
     ``separator="-"`` names histories like ``"check-bet"`` (signal games);
     ``separator=""`` with one-letter tokens gives poker's ``"rc/cr"``.
     """
 
-    def __init__(self, separator: str = "-") -> None:
+    def __init__(self, separator: str = "-", num_players: int = 2) -> None:
+        if int(num_players) < 2:
+            raise GameError(f"a betting tree needs at least 2 players, not {num_players}")
         self.separator = separator
+        self.num_players = int(num_players)
         self.parent: list[int] = [-1]
         self.player: list[int] = [_OPEN]
         self.label: list[str] = [""]
@@ -69,8 +77,9 @@ class BettingTree:
         self.history: list[str] = [""]
         self.deal_slot: list[int] = [-1]
         self.public: list[bool] = [False]
-        self.contrib: list[tuple[float, float]] = [(0.0, 0.0)]
+        self.contrib: list[tuple[float, ...]] = [(0.0,) * self.num_players]
         self.folder: list[int] = [-1]
+        self.folded: list[frozenset[int]] = [frozenset()]
         self._payoff: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ building
@@ -86,8 +95,9 @@ class BettingTree:
         self.history.append(history)
         self.deal_slot.append(-1)
         self.public.append(False)
-        self.contrib.append((0.0, 0.0))
+        self.contrib.append((0.0,) * self.num_players)
         self.folder.append(-1)
+        self.folded.append(frozenset())
         self.children[node].append(kid)
         return kid
 
@@ -99,12 +109,12 @@ class BettingTree:
     def decision(
         self, node: int, player: int, actions: Sequence[str] | None = None, tokens: Sequence[str] | None = None
     ) -> list[int]:
-        """Make ``node`` a decision of ``player`` (0 or 1) and add one child per action
+        """Make ``node`` a decision of ``player`` (0-based) and add one child per action
         (``tokens`` name the actions in histories; default: the labels). With
         ``actions=None`` the children are added later by :meth:`action`. Returns the
         children added."""
-        if player not in (0, 1):
-            raise GameError(f"betting node '{self._name(node)}': player must be 0 or 1")
+        if not 0 <= player < self.num_players:
+            raise GameError(f"betting node '{self._name(node)}': player must be 0 to {self.num_players - 1}")
         if actions is not None and (not actions or len(set(actions)) != len(actions)):
             raise GameError(f"betting node '{self._name(node)}': actions must be distinct and non-empty")
         self._define(node, player)
@@ -114,7 +124,7 @@ class BettingTree:
 
     def action(self, node: int, label: str, token: str | None = None) -> int:
         """Add one action to the decision ``node``; returns the child it leads to."""
-        if self.player[node] not in (0, 1):
+        if self.player[node] < 0:
             raise GameError(f"betting node '{self._name(node)}' is not a decision")
         if label in (self.label[k] for k in self.children[node]):
             raise GameError(f"betting node '{self._name(node)}' already has action '{label}'")
@@ -133,15 +143,38 @@ class BettingTree:
         return self._new_child(node, "", self.history[node] + mark)
 
     def terminal(self, node: int, payoff: npt.ArrayLike) -> None:
-        """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player."""
+        """Make ``node`` terminal; ``payoff`` has shape (3, 2): outcome x player (trees of
+        two players; with more, use :meth:`poker_terminal`)."""
+        if self.num_players != 2:
+            raise GameError(
+                f"betting node '{self._name(node)}': a {self.num_players}-player terminal is a pot (poker_terminal)"
+            )
         pay = np.asarray(payoff, dtype=float)
         if pay.shape != (3, 2):
             raise GameError(f"betting node '{self._name(node)}': payoff must be 3 outcomes x 2 players")
         self._define(node, TERMINAL)
         self._payoff[node] = pay
 
-    def poker_terminal(self, node: int, contributions: Sequence[float], folder: int = -1) -> None:
-        """Terminal of a zero-sum pot: each player's chips in, and who folded (-1: showdown)."""
+    def poker_terminal(self, node: int, contributions: Sequence[float], folder: int | Collection[int] = -1) -> None:
+        """Terminal of a zero-sum pot: each player's chips in, and who folded: one player
+        (-1: nobody) or a collection of players. The players still in share the pot by
+        their signals (:meth:`showdown_payoffs`); one player left wins it."""
+        n = self.num_players
+        if len(contributions) != n:
+            raise GameError(f"betting node '{self._name(node)}': {len(contributions)} contributions for {n} players")
+        folded = frozenset([folder] if isinstance(folder, int) else folder) - {-1}
+        if any(not 0 <= f < n for f in folded) or len(folded) >= n:
+            raise GameError(
+                f"betting node '{self._name(node)}': folded players {sorted(folded)} "
+                f"are not a set of fewer than {n} players"
+            )
+        if n != 2:
+            self._define(node, TERMINAL)
+            self.contrib[node] = tuple(float(c) for c in contributions)
+            self.folded[node] = folded
+            self.folder[node] = next(iter(folded)) if len(folded) == 1 else -1
+            return
+        folder = next(iter(folded)) if folded else -1
         c1, c2 = (float(c) for c in contributions)
         if folder == 0:
             p1 = np.full(3, -c1)
@@ -152,13 +185,14 @@ class BettingTree:
         self.terminal(node, np.stack([p1, -p1], axis=1))
         self.contrib[node] = (c1, c2)
         self.folder[node] = int(folder)
+        self.folded[node] = folded
 
     def finish(self) -> BettingTree:
         """Check that every node is defined and every decision has actions; returns self."""
         for v in range(len(self.parent)):
             if self.player[v] == _OPEN:
                 raise GameError(f"betting node '{self._name(v)}' has neither actions nor a payoff")
-            if self.player[v] in (0, 1) and not self.children[v]:
+            if self.player[v] >= 0 and not self.children[v]:
                 raise GameError(f"betting node '{self._name(v)}': a decision needs actions")
         return self
 
@@ -198,16 +232,17 @@ class BettingTree:
 
     @cached_property
     def last_own(self) -> tuple[np.ndarray, np.ndarray]:
-        """(node, action) arrays of shape (nodes, 2): per node and player, the player's
-        nearest decision above the node and the action taken there (-1, -1 if none)."""
-        node = np.full((self.num_nodes, 2), -1, dtype=np.int64)
-        act = np.full((self.num_nodes, 2), -1, dtype=np.int64)
+        """(node, action) arrays of shape (nodes, players): per node and player, the
+        player's nearest decision above the node and the action taken there (-1, -1 if
+        none)."""
+        node = np.full((self.num_nodes, self.num_players), -1, dtype=np.int64)
+        act = np.full((self.num_nodes, self.num_players), -1, dtype=np.int64)
         for v in self._preorder():
             p = self.parent[v]
             if p < 0:
                 continue
             node[v], act[v] = node[p], act[p]
-            if self.player[p] in (0, 1):
+            if self.player[p] >= 0:
                 node[v, self.player[p]] = p
                 act[v, self.player[p]] = self.children[p].index(v)
         return node, act
@@ -215,7 +250,7 @@ class BettingTree:
     @cached_property
     def decisions(self) -> list[int]:
         """Decision nodes, ascending."""
-        return [v for v in range(self.num_nodes) if self.player[v] in (0, 1)]
+        return [v for v in range(self.num_nodes) if self.player[v] >= 0]
 
     @cached_property
     def terminals(self) -> list[int]:
@@ -228,11 +263,45 @@ class BettingTree:
 
     @cached_property
     def payoff(self) -> np.ndarray:
-        """Array (nodes, 3, 2) of terminal payoffs (zeros elsewhere)."""
+        """Array (nodes, 3, 2) of terminal payoffs (zeros elsewhere); two-player trees."""
+        if self.num_players != 2:
+            raise GameError("showdown outcomes (3 x 2 payoffs) are defined for two players; use showdown_payoffs")
         out = np.zeros((self.num_nodes, 3, 2))
         for v, pay in self._payoff.items():
             out[v] = pay
         return out
+
+    @cached_property
+    def contributions(self) -> np.ndarray:
+        """Array (nodes, players): chips each player has put in (terminals; zeros elsewhere)."""
+        return np.array(self.contrib, dtype=float).reshape(self.num_nodes, self.num_players)
+
+    @cached_property
+    def folded_mask(self) -> np.ndarray:
+        """Bool array (nodes, players): True where the player has folded (terminals)."""
+        out = np.zeros((self.num_nodes, self.num_players), dtype=bool)
+        for v in self.terminals:
+            out[v, sorted(self.folded[v])] = True
+        return out
+
+    def showdown_payoffs(self, strength: npt.ArrayLike) -> np.ndarray:
+        """Payoffs at every terminal of pot games (every terminal made by
+        :meth:`poker_terminal`) for each deal of signals.
+
+        ``strength`` has shape (deals, players): a larger number is a better hand. Among
+        the players who have not folded, those of the best strength share the pot
+        equally; every player loses the chips put in. Returns an array (deals,
+        terminals, players) with terminals in the order of :attr:`terminals`; each row
+        sums to zero.
+        """
+        s = np.asarray(strength, dtype=float)
+        leaves = np.asarray(self.terminals, dtype=np.int64)
+        contrib = self.contributions[leaves]  # (T, n)
+        active = ~self.folded_mask[leaves]  # (T, n)
+        masked = np.where(active[None, :, :], s[:, None, :], -np.inf)  # (D, T, n)
+        winners = masked == masked.max(axis=2, keepdims=True)
+        share = contrib.sum(axis=1)[None, :] / winners.sum(axis=2)  # (D, T)
+        return winners * share[:, :, None] - contrib[None, :, :]
 
     def decision_nodes(self, p: int) -> list[int]:
         """Player ``p``'s decision nodes in preorder."""
@@ -254,7 +323,7 @@ class BettingTree:
         A plan fixes an action at exactly the own nodes it can reach (the opponent's moves
         and deals may lead anywhere; own earlier choices prune).
         """
-        return [self._plans_below(0, p) for p in (0, 1)]
+        return [self._plans_below(0, p) for p in range(self.num_players)]
 
     def _plans_below(self, v: int, p: int) -> list[dict[int, int]]:
         kids = self.children[v]
@@ -343,6 +412,34 @@ class BettingTree:
                     v = self.children[v][choice]
                 out[i, j] = v
         return out
+
+    @cached_property
+    def plan_terminals(self) -> np.ndarray:
+        """int array of shape (plans of player 1, ..., plans of player n): the terminal
+        node each profile of plans reaches (trees without deals; any number of players).
+        Walks all profiles at once, one step per level of the tree."""
+        if CHANCE in self.player:
+            raise GameError("plan_terminals needs a betting tree without deals")
+        acts = [self.plan_actions(p) for p in range(self.num_players)]
+        shape = tuple(a.shape[0] for a in acts)
+        index = np.indices(shape).reshape(len(shape), -1)
+        kind = self.kind
+        width = max(1, int(self.num_actions.max()))
+        child = np.full((self.num_nodes, width), -1, dtype=np.int64)
+        for v, kids in enumerate(self.children):
+            child[v, : len(kids)] = kids
+        at = np.zeros(index.shape[1], dtype=np.int64)
+        while True:
+            moving = kind[at] >= 0
+            if not moving.any():
+                break
+            who = kind[at[moving]]
+            a = np.empty(who.shape[0], dtype=np.int64)
+            for p in range(self.num_players):
+                mine = who == p
+                a[mine] = acts[p][index[p, moving][mine], at[moving][mine]]
+            at[moving] = child[at[moving], a]
+        return at.reshape(shape)
 
     @cached_property
     def plan_payoff(self) -> np.ndarray:
