@@ -601,14 +601,21 @@ def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, An
 
     todo = list(reversed(cells))
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_orphan_exits, initargs=(os.getpid(),)
+        )
+
+    pool = new_pool()
     running: dict[Future, Cell] = {}
     try:
         while todo or running:
             while todo and len(running) < workers:
                 cell = todo.pop()
                 running[pool.submit(run_cell, cell)] = cell
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            # wake up often: an interrupt is seen between waits, not after the next cell
+            done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
             broken = False
             for future in done:
                 cell = running.pop(future)
@@ -623,11 +630,24 @@ def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, An
                     finished(_error_row(cell, "a worker process died while this cell ran (a crash or out of memory)"))
                 running.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
-                pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+                pool = new_pool()
     except BaseException:
         _kill(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _orphan_exits(parent: int) -> None:
+    """In a worker process: leave as soon as the sweep's process is gone (killed, say), so
+    that no worker outlives it solving a cell nobody will record."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="orphan-exits", daemon=True).start()
 
 
 def _kill(pool: Any) -> None:
@@ -654,17 +674,26 @@ def _run_dask(cells: list[Cell], scheduler: Any, finished: Callable[[dict[str, A
     try:
         futures = [client.submit(run_cell, cell, key=f"equilibria-sweep-{cell.key}", pure=False) for cell in cells]
         by_key = {f.key: c for f, c in zip(futures, cells)}
-        for future in as_completed(futures):
-            try:
-                row = future.result()
-            except Exception as exc:  # the worker died, or the task could not be run
-                row = _error_row(by_key[future.key], f"{type(exc).__name__}: {' '.join(str(exc).split())}")
-            finished(row)
+        pending = as_completed(futures)
+        while not pending.is_empty():
+            batch = pending.next_batch(block=False)
+            if not batch:
+                time.sleep(0.1)  # polled, so that an interrupt is seen at once
+            for future in batch:
+                finished(_dask_row(future, by_key))
     finally:
         if futures:
             client.cancel(futures)
         if own:
             client.close()
+
+
+def _dask_row(future: Any, by_key: dict[str, Cell]) -> dict[str, Any]:
+    """A finished Dask future's row (an error row when the task itself failed)."""
+    try:
+        return future.result()
+    except Exception as exc:  # the worker died, or the task could not be run
+        return _error_row(by_key[future.key], f"{type(exc).__name__}: {' '.join(str(exc).split())}")
 
 
 def _error_row(cell: Cell, message: str) -> dict[str, Any]:
