@@ -286,6 +286,53 @@ def cmd_backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a route over a grid of games and options; print a summary of the table."""
+    from ..sweep import RESULT_COLUMNS, Grid, SweepError, plot, run_sweep
+
+    grid = Grid.from_file(args.grid) if args.grid else Grid()
+    if args.route:
+        grid.route = args.route
+    if args.game:
+        grid.games = list(args.game)
+    for flag, target in (("--param", grid.params), ("--option", grid.options)):
+        for item in getattr(args, flag.lstrip("-")) or []:
+            name, eq, values = item.partition("=")
+            if not eq or not name.strip():
+                raise SweepError(f"{flag} is written NAME=VALUE[,VALUE...], not '{item}'")
+            target[name.strip()] = values
+    cells = grid.cells()
+    if args.plot:
+        if not args.x or not args.y:
+            raise SweepError("--plot needs --x COLUMN and --y COLUMN")
+        known = set(RESULT_COLUMNS) | {k for c in cells for k, _ in c.params + c.options}
+        for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
+            if name and name not in known and not name.startswith("seconds_"):
+                raise SweepError(f"{flag}: no column '{name}'; columns: {', '.join(sorted(known))}, seconds_STAGE")
+    if args.workers < 0:
+        raise SweepError(f"--workers must be 0 (in this process) or more, not {args.workers}")
+    result = run_sweep(
+        grid,
+        args.output,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        retry_errors=args.retry_errors,
+        progress=not args.quiet,
+    )
+    print(
+        f"sweep    {result.cells} cell{'s' * (result.cells != 1)}: {result.solved} solved ({result.errors} errors), "
+        f"{result.skipped} already recorded; {result.seconds:.1f} s"
+    )
+    failed = int((result.table["status"] == "error").sum()) if len(result.table) else 0
+    print(f"table    {result.parquet} and {result.csv}: {len(result.table)} rows, {failed} with status error")
+    if args.plot:
+        if plot(result.table, args.plot, args.x, args.y, args.series):
+            print(f"plot     {args.plot}: {args.y} against {args.x}" + (f" by {args.series}" if args.series else ""))
+        else:
+            print("plot     skipped: matplotlib is not installed (pip install matplotlib)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``equilibria`` command."""
     common = _Parser(add_help=False)
@@ -404,6 +451,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_threshold)
+
+    p = sub.add_parser("sweep", help="run a route over a grid of games and options; a table row per cell")
+    p.add_argument("--grid", type=_text, metavar="FILE.json|FILE.yaml", help="the grid (route, games, params, options)")
+    p.add_argument("--route", choices=("lp", "shrink", "threshold"), default=None, help="the route (default lp)")
+    p.add_argument(
+        "--game",
+        type=_text,
+        action="append",
+        metavar="SPEC",
+        help="a game (repeatable): kuhn, leduc:ranks=3..5, generalized_kuhn:cards=3|5",
+    )
+    p.add_argument(
+        "--param", type=_text, action="append", metavar="NAME=V1,V2", help="a game parameter's values (every game)"
+    )
+    p.add_argument(
+        "--option",
+        type=_text,
+        action="append",
+        metavar="NAME=V1,V2",
+        help="a route option's values: backend=highs,scip method=ipx,simplex threshold=0,0.1 cells=500,1000",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=_text,
+        required=True,
+        metavar="RESULTS",
+        help="writes RESULTS.parquet, RESULTS.csv and one file per cell in RESULTS.cells/",
+    )
+    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2; 0: in this process)")
+    p.add_argument("--scheduler", type=_text, metavar="tcp://HOST:PORT", help="run on this Dask cluster")
+    p.add_argument("--retry-errors", action="store_true", help="solve again the cells recorded with status error")
+    p.add_argument("--plot", type=_text, metavar="FILE.png", help="plot --y against --x, a line per --series")
+    p.add_argument("--x", type=_text, metavar="COLUMN")
+    p.add_argument("--y", type=_text, metavar="COLUMN")
+    p.add_argument("--series", type=_text, metavar="COLUMN")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")
     p.add_argument("--names", action="store_true", help="only the names of the available backends")
