@@ -237,7 +237,6 @@ def solve_game(
     target_exploitability: float | None = None,
     verbose: bool = False,
     both_lps: bool = False,
-    seconds: dict | None = None,
 ) -> GameSolution:
     """Solve a two-player zero-sum game by its sequence-form LP and certify the result.
 
@@ -247,7 +246,7 @@ def solve_game(
     """
     from .instances.registry import describe
 
-    times = dict(seconds or {})
+    times: dict[str, float] = {}
     if not isinstance(game, ExtensiveGame):
         t = time.perf_counter()
         game = describe(game).view("extensive", "the sequence-form LP")

@@ -673,7 +673,7 @@ def _run_dask(cells: list[Cell], scheduler: Any, finished: Callable[[dict[str, A
     futures = []
     try:
         futures = [client.submit(run_cell, cell, key=f"equilibria-sweep-{cell.key}", pure=False) for cell in cells]
-        by_key = {f.key: c for f, c in zip(futures, cells)}
+        by_key: dict[Any, Cell] = {f.key: c for f, c in zip(futures, cells)}
         pending = as_completed(futures)
         while not pending.is_empty():
             batch = pending.next_batch(block=False)
@@ -688,7 +688,7 @@ def _run_dask(cells: list[Cell], scheduler: Any, finished: Callable[[dict[str, A
             client.close()
 
 
-def _dask_row(future: Any, by_key: dict[str, Cell]) -> dict[str, Any]:
+def _dask_row(future: Any, by_key: dict[Any, Cell]) -> dict[str, Any]:
     """A finished Dask future's row (an error row when the task itself failed)."""
     try:
         return future.result()
