@@ -82,6 +82,7 @@ def solve_with_solver_factory(
     ``dual`` import suffix is put on the model and filled when the interface supports it.
     """
     import pyomo.environ as pyo
+    from pyomo.common.modeling import unique_component_name
 
     opt = pyo.SolverFactory(name)
     if time_limit is not None:
@@ -95,15 +96,25 @@ def solve_with_solver_factory(
         opt.options[key] = value
     if duals and getattr(model, "dual", None) is None:
         model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    # scip_direct returns no solution for a model without an objective (a feasibility
+    # program such as a threshold MILFP), so such a model gets a constant one while solving
+    placeholder = None
+    if next(model.component_data_objects(pyo.Objective, active=True), None) is None:
+        placeholder = pyo.Objective(expr=0.0)
+        model.add_component(unique_component_name(model, "_feasibility_objective"), placeholder)
     t0 = time.perf_counter()
     try:
-        results = opt.solve(model, tee=verbose, load_solutions=False)
-    except NotImplementedError:
-        # interfaces without duals (scip_direct) refuse an import suffix for them
-        if not duals:
-            raise
-        model.del_component(model.dual)
-        results = opt.solve(model, tee=verbose, load_solutions=False)
+        try:
+            results = opt.solve(model, tee=verbose, load_solutions=False)
+        except NotImplementedError:
+            # interfaces without duals (scip_direct) refuse an import suffix for them
+            if not duals:
+                raise
+            model.del_component(model.dual)
+            results = opt.solve(model, tee=verbose, load_solutions=False)
+    finally:
+        if placeholder is not None:
+            model.del_component(placeholder)
     t1 = time.perf_counter()
     term = str(results.solver.termination_condition)
     status = _STATUS.get(term, Status.UNKNOWN)
