@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import multiprocessing
 import statistics
 import time
 from pathlib import Path
@@ -96,6 +97,22 @@ def run_cell(representation: str, backend: str, k: int, runs: int, time_limit: f
     return row
 
 
+def run_isolated(representation: str, backend: str, k: int, runs: int, time_limit: float) -> dict:
+    """:func:`run_cell` in a process of its own, so that a solver interface that stops
+    responding (seen with Pyomo's scip_direct on SOS2 at k = 129) costs one row, not the run."""
+    wall = runs * (time_limit + 30.0) + 30.0
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        job = pool.apply_async(run_cell, (representation, backend, k, runs, time_limit))
+        try:
+            return job.get(timeout=wall)
+        except multiprocessing.TimeoutError:
+            pool.terminate()
+            row = {f: "" for f in FIELDS}
+            row.update(representation=representation, backend=backend, k=k, status=f"no answer within {wall:.0f} s")
+            return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ks", default=",".join(map(str, KS)), help="breakpoints per square, comma separated")
@@ -115,7 +132,7 @@ def main() -> None:
             if not can_take(backend, representation):
                 continue
             for k in ks if representation != "exact" else ks[:1]:
-                row = run_cell(representation, backend, k, args.runs, args.time_limit)
+                row = run_isolated(representation, backend, k, args.runs, args.time_limit)
                 rows.append(row)
                 print(" ".join(f"{str(row[f])[:14]:>14}" for f in FIELDS), flush=True)
     with open(args.out, "w", newline="") as fh:
