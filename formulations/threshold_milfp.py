@@ -90,7 +90,7 @@ def threshold_milfp(
     if game.num_players != 2:
         raise ModelError(
             f"'{game.name}' has {game.num_players} players; threshold programs are built for two players "
-            "(solve its extensive form with the LP route's best responses, or a two-player game)"
+            "so far (its extensive form is there: 'equilibria info' and exact best responses work for it)"
         )
     plans = model.plan_indices(game)
     names = model.threshold_names

@@ -38,17 +38,19 @@ def _canonical(plan: dict) -> tuple:
 
 @dataclass
 class ParametricModel:
-    """Regions and plans per player plus the order of thresholds (Definition 11)."""
+    """Regions and plans per player plus the order of thresholds (Definition 11), for two
+    or more players: ``regions[p]`` lists player ``p``'s plans from the lowest signals up,
+    and ``order`` relates thresholds of any players (``"3.1" <= "1.2"``)."""
 
     name: str
-    regions: tuple[list[dict], list[dict]]
+    regions: tuple[list[dict], ...]
     order: list[tuple[str, str]] = field(default_factory=list)
     game: str = ""
     description: str = ""
 
     def __post_init__(self):
-        if len(self.regions) != 2:
-            raise ModelError(f"model '{self.name}': give regions for exactly two players")
+        if len(self.regions) < 2:
+            raise ModelError(f"model '{self.name}': give regions for two or more players")
         for p, regs in enumerate(self.regions):
             if not regs:
                 raise ModelError(f"model '{self.name}': player {p + 1} has no regions")
@@ -74,14 +76,19 @@ class ParametricModel:
         return tuple(len(r) for r in self.regions)
 
     @property
-    def Q(self) -> tuple[list[dict], list[dict]]:
+    def num_players(self) -> int:
+        """Number of players the model describes."""
+        return len(self.regions)
+
+    @property
+    def Q(self) -> tuple[list[dict], ...]:
         """Plan per region per player, lowest signals first."""
         return self.regions
 
     @property
     def threshold_names(self) -> list[str]:
         """``"p.j"`` for every threshold, player 1's first."""
-        return [f"{p + 1}.{j}" for p in (0, 1) for j in range(1, len(self.regions[p]))]
+        return [f"{p + 1}.{j}" for p in range(self.num_players) for j in range(1, len(self.regions[p]))]
 
     def threshold_owner(self, name: str) -> tuple[int, int]:
         """(player, index from 1) of threshold ``name``."""
@@ -95,7 +102,7 @@ class ParametricModel:
         idx = {t: i for i, t in enumerate(names)}
         n = len(names)
         le = np.eye(n, dtype=bool)
-        for p in (0, 1):
+        for p in range(self.num_players):
             for j in range(1, len(self.regions[p]) - 1):
                 le[idx[f"{p + 1}.{j}"], idx[f"{p + 1}.{j + 1}"]] = True
         for a, b in self.order:
@@ -119,17 +126,24 @@ class ParametricModel:
 
     def refines(self, other: ParametricModel) -> bool:
         """Definition 12: every player's plan sequence of ``other`` is a subsequence of ours."""
-        return all(self._embeddings(other.regions[p], self.regions[p]) >= 1 for p in (0, 1))
+        return other.num_players == self.num_players and all(
+            self._embeddings(other.regions[p], self.regions[p]) >= 1 for p in range(self.num_players)
+        )
 
     def us_refines(self, other: ParametricModel) -> bool:
         """Definition 13: each of ``other``'s plan sequences is a *unique* subsequence of ours."""
-        return all(self._embeddings(other.regions[p], self.regions[p]) == 1 for p in (0, 1))
+        return other.num_players == self.num_players and all(
+            self._embeddings(other.regions[p], self.regions[p]) == 1 for p in range(self.num_players)
+        )
 
     # ------------------------------------------------------------------ binding
     def plan_indices(self, game: BayesianGame) -> tuple[list[int], ...]:
         """The region plans as indices into ``game.tree.plans``; ModelError if one is not a plan."""
+        players = getattr(game, "num_players", 2)
+        if players != self.num_players:
+            raise ModelError(f"model '{self.name}' describes {self.num_players} players; '{game.name}' has {players}")
         out = []
-        for p in (0, 1):
+        for p in range(self.num_players):
             idx = []
             for j, spec in enumerate(self.regions[p]):
                 try:
@@ -167,8 +181,8 @@ class ParametricModel:
         if not isinstance(data, dict) or "players" not in data:
             raise ModelError(f"{source}: expected an object with 'players' (and 'order', 'name')")
         players = data["players"]
-        if not isinstance(players, list) or len(players) != 2:
-            raise ModelError(f"{source}: 'players' must list two players")
+        if not isinstance(players, list) or len(players) < 2:
+            raise ModelError(f"{source}: 'players' must list two or more players")
         regions = []
         for p, entry in enumerate(players):
             regs = entry.get("regions") if isinstance(entry, dict) else None
@@ -183,7 +197,7 @@ class ParametricModel:
             order.extend(zip(parts[:-1], parts[1:]))
         return cls(
             name=str(data.get("name", source)),
-            regions=(regions[0], regions[1]),
+            regions=tuple(regions),
             order=order,
             game=str(data.get("game", "")),
             description=str(data.get("description", "")),

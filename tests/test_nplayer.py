@@ -360,3 +360,40 @@ def test_showdown_splits_among_players_still_in():
         assert pay[i].sum() == pytest.approx(0.0)
         if not folded and tree.contributions[v].sum() == 3:
             assert pay[i] == pytest.approx([0.5, 0.5, -1.0])
+
+
+def test_parametric_models_for_three_players_round_trip_and_order_across_players(tmp_path):
+    from equilibria.models.parametric import ModelError, ParametricModel
+
+    data = {
+        "name": "three",
+        "players": [
+            {"regions": [{"": "bet"}, {"": "check"}]},
+            {"regions": [{"check": "bet"}, {"check": "check"}]},
+            {"regions": [{"check-check": "bet"}, {"check-check": "check"}]},
+        ],
+        "order": ["1.1 <= 3.1 <= 2.1"],
+    }
+    model = ParametricModel.from_dict(data)
+    assert model.num_players == 3 and model.threshold_names == ["1.1", "2.1", "3.1"]
+    closure = model.order_closure()
+    # given: 1.1 <= 3.1 and 3.1 <= 2.1; implied by transitivity: 1.1 <= 2.1; nothing relates 2.1 below 1.1
+    assert closure["1.1", "3.1"] and closure["3.1", "2.1"] and closure["1.1", "2.1"]
+    assert not closure["2.1", "1.1"] and not closure["2.1", "3.1"]
+    path = tmp_path / "three.json"
+    model.to_json(path)
+    again = ParametricModel.from_json(path)
+    assert again.regions == model.regions and again.order == model.order
+    assert again.us_refines(model) and not model.refines(ParametricModel("two", model.regions[:2]))
+    with pytest.raises(ModelError, match="two or more players"):
+        ParametricModel.from_dict({"players": data["players"][:1]})
+
+
+def test_a_model_for_the_wrong_number_of_players_is_refused():
+    from equilibria.instances.bayesian_games import load_bayesian, standard_models
+    from equilibria.models.parametric import ModelError
+
+    two_player_model = standard_models(load_bayesian("kuhn_continuous"))["standard"]
+    three_player_game = load_bayesian("kuhn_continuous:players=3")
+    with pytest.raises(ModelError, match="describes 2 players; .* has 3"):
+        two_player_model.plan_indices(three_player_game)
