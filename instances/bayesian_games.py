@@ -1,4 +1,5 @@
-"""Named games with private signals (seed 001) and their standard parametric models.
+"""Named games with private signals (Ganzfried and Sandholm, "Computing equilibria by
+incorporating qualitative models", 2010) and their standard parametric models.
 
 ``load_bayesian("one_street:pot=2")``, ``load_bayesian("kuhn_continuous")`` (G-infinity),
 ``load_bayesian("generalized_kuhn:cards=10")`` (G_n as a finite-signal game: the same game
@@ -65,7 +66,7 @@ def _parse_cdf(text: str) -> SignalDistribution:
 
 
 def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
-    """Seed 001 section 3: pot ``pot``, player 1 checks or bets 1, player 2 calls or folds;
+    """Ganzfried and Sandholm (2010), section 3: pot ``pot``, player 1 checks or bets 1, player 2 calls or folds;
     the lower signal wins; uniform signals on [0, 1] (or ``cards`` equally likely ones)."""
     if pot <= 0:
         raise GameError("one_street needs a positive pot")
@@ -81,7 +82,7 @@ def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacemen
 
 
 def kuhn_continuous(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> BayesianGame:
-    """G-infinity of seed 001 section 8.1: Kuhn poker's betting with uniform [0, 1] signals,
+    """G-infinity of Ganzfried and Sandholm (2010), section 8.1: Kuhn poker's betting with uniform [0, 1] signals,
     the higher wins. With ``cards=n``: G_n (distinct cards 1..n). ``players`` players
     (Kuhn betting for that many, :func:`kuhn_betting`)."""
     check_players("kuhn_continuous", players)
@@ -133,7 +134,7 @@ def river_endgame(
     cards: int = 0,
     deal: str = "without_replacement",
 ) -> BayesianGame:
-    """Seed 001 section 8.2: a river endgame with pot ``pot`` and bets of 1; player 1 checks
+    """Ganzfried and Sandholm (2010), section 8.2: a river endgame with pot ``pot`` and bets of 1; player 1 checks
     or bets; after a check player 2 checks or bets and player 1 calls or folds; after a bet
     player 2 folds, calls or raises 1 and player 1 calls or folds a raise. Signals on
     [0, 1] follow piecewise-linear CDFs ``cdf1``/``cdf2`` given as ``signal:F`` points

@@ -1,4 +1,5 @@
-"""Parametric (qualitative) models of an equilibrium: seed 001 Definition 11.
+"""Parametric (qualitative) models of an equilibrium: Definition 11 of Ganzfried and
+Sandholm, "Computing equilibria by incorporating qualitative models" (2010).
 
 A model says, per player, which plan is played in each region of the signal space, from
 the lowest signals up (``Q_i``; the number of regions is ``T_i``), and how the thresholds

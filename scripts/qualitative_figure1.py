@@ -1,4 +1,5 @@
-"""Seed 001, Figure 1: G-infinity's equilibrium projected onto G_n against v(G_n).
+"""Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010),
+Figure 1: G-infinity's equilibrium projected onto G_n against v(G_n).
 
     python -m equilibria.scripts.qualitative_figure1 [--n 50 100 150 200 250] [--out figures]
 

@@ -1,4 +1,5 @@
-"""Seed 001, Figure 2: G_250 abstracted into buckets of consecutive cards.
+"""Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010),
+Figure 2: G_250 abstracted into buckets of consecutive cards.
 
     python -m equilibria.scripts.qualitative_figure2 [--n 250] [--buckets 2 5 10 25 50 125] [--out figures]
 

@@ -89,7 +89,7 @@ def test_colex_index_is_a_bijection_onto_the_subsets():
 
 
 def test_hashing_classes_agree_with_the_matching_test():
-    """Seed 000's recursive perfect-matching test on the explicit signal tree (player 1's
+    """Gilpin and Sandholm's (2006) recursive perfect-matching test on the explicit signal tree (player 1's
     card, player 2's card, board card; leaves = showdown outcome) merges the same player-1
     cards as GameShrink's hashed classes."""
     for spec in ("leduc", "leduc:ranks=3,suits=3", "generalized_kuhn:cards=5"):
