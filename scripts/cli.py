@@ -22,7 +22,6 @@ import contextlib
 import io
 import json
 import logging
-import math
 import sys
 import threading
 import time
@@ -505,28 +504,22 @@ class _Parser(argparse.ArgumentParser):
 
 def _number(kind: str):  # noqa: ANN202  (an argparse type)
     """An argparse type: a finite float that is ``positive`` or ``nonnegative``, or a
-    ``count`` (a whole number of at least 1)."""
+    ``count`` (a whole number of at least 1), checked by :mod:`equilibria.models.checks`
+    as the Python API checks the same options."""
 
     def parse(text: str) -> float | int:
-        if kind == "count":
-            try:
-                value = int(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-            if value < 1:
-                raise argparse.ArgumentTypeError(f"{value} is not at least 1")
-            return value
+        from ..models import checks
+
         try:
-            number = float(text)
+            if kind == "count":
+                return checks.count("the value", int(text) if text.strip().lstrip("+-").isdigit() else text)
+            value = float(text)
+            return checks.number("the value", value, strict=kind == "positive", optional=False)
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-        if not math.isfinite(number):
-            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
-        if kind == "positive" and number <= 0:
-            raise argparse.ArgumentTypeError(f"{text} is not positive")
-        if kind == "nonnegative" and number < 0:
-            raise argparse.ArgumentTypeError(f"{text} is negative")
-        return number
+        except checks.OptionError as exc:
+            reason = str(exc).rsplit(", not ", 1)[0].removeprefix("the value ")
+            raise argparse.ArgumentTypeError(f"'{text}': {reason}") from None
 
     parse.__name__ = kind  # argparse names the type in its messages
     return parse
