@@ -53,8 +53,8 @@ class ThresholdSolution(Answer):
     game: BayesianGame
     model: ParametricModel
     program: ThresholdProgram
-    thresholds: tuple[list[float], list[float]]
-    cdf: tuple[list[float], list[float]]
+    thresholds: tuple[list[float], ...]
+    cdf: tuple[list[float], ...]
     strategies: list[np.ndarray]
     verification: dict
     indicators: str
@@ -67,13 +67,16 @@ class ThresholdSolution(Answer):
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
         tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells**2)
+        if self.program.num_products:
+            # an approximate program promises NashConv within promised_epsilon
+            return self.nash_conv is not None and self.nash_conv <= self.program.promised_epsilon + tolerance
         return self.exploitability is not None and self.exploitability <= tolerance
 
     def region_table(self) -> list[dict]:
         """One row per player and region: plan in words and signal interval."""
         rows = []
         lo, hi = float(self.game.breakpoints[0]), float(self.game.breakpoints[-1])
-        for p in (0, 1):
+        for p in range(self.game.num_players):
             bounds = [lo] + list(self.thresholds[p]) + [hi]
             for j, q in enumerate(self.program.plan_indices[p]):
                 rows.append(
@@ -89,15 +92,32 @@ class ThresholdSolution(Answer):
 
     def details(self) -> dict:
         """Model, thresholds, regions and how the answer was verified."""
+        players = range(self.game.num_players)
+        program = self.program
         return {
             "model": self.model.name,
-            "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in (0, 1)},
-            "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in (0, 1)},
+            "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in players},
+            "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in players},
             "regions": self.region_table(),
             "is_equilibrium": self.is_equilibrium,
             "verification": self.verification,
             "indicators": self.indicators,
+            "products": program.products,
+            "breakpoints": program.breakpoints,
+            "epsilon": program.epsilon,
+            "promised_epsilon": program.promised_epsilon,
+            "certified_epsilon": self.certified_epsilon,
+            "num_products": program.num_products,
         }
+
+    @property
+    def certified_epsilon(self) -> float | None:
+        """The largest gain of one player from deviating, by exact best responses (the
+        epsilon of the epsilon-equilibrium the profile is)."""
+        cert = self.certificate
+        if cert is None:
+            return None
+        return float(np.max(np.asarray(cert.best_response_values) - np.asarray(cert.payoffs)))
 
 
 def project(
@@ -118,7 +138,7 @@ def project(
     if edges is None:
         edges = target.cell_edges if target.cell_edges is not None else np.arange(target.sizes[0] + 1.0)
     out = []
-    for p in (0, 1):
+    for p in range(game.num_players):
         F = game.signals[p]
         bounds = np.concatenate([[F.cdf[0]], F(np.asarray(thresholds[p], dtype=float)), [F.cdf[-1]]])
         out.append(plans_from_thresholds(F(edges), bounds, plans[p], target.num_plans[p]))
@@ -134,6 +154,11 @@ def solve_threshold(
     cells: int = DEFAULT_CELLS,
     select: str = "any",
     min_width: float = 0.0,
+    epsilon: float | None = None,
+    breakpoints: int | None = None,
+    products: str | None = None,
+    mccormick: bool = False,
+    every_signal: bool | None = None,
     time_limit: float | None = None,
     extensive_check: bool = True,
     verbose: bool = False,
@@ -149,12 +174,24 @@ def solve_threshold(
     equilibrium with the smallest / largest sum of thresholds; solver-independent).
     ``min_width``: every region at least this wide (signal units). Raises
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
+
+    Games of three or more players have products in their indifference equations:
+    ``products`` (``log`` by default, ``sos2``, ``cc``, ``incremental``, ``dlog`` or
+    ``exact``), ``breakpoints`` per square and ``epsilon``, the promised bound on the
+    answer's NashConv when the model describes the game's best responses; see
+    :mod:`equilibria.formulations.threshold_milfp`. ``mccormick`` adds envelope cuts;
+    ``every_signal`` makes every finite signal prefer its side's plan at each threshold
+    (default: on with three or more players).
     """
     checks.name("backend", backend, optional=False)
     checks.name("indicators", indicators)
     checks.count("cells", cells)
     checks.number("min_width", min_width, optional=False)
     checks.number("time_limit", time_limit, strict=True)
+    checks.number("epsilon", epsilon, strict=True)
+    if breakpoints is not None:
+        checks.count("breakpoints", breakpoints, minimum=2)
+    checks.name("products", products)
     if select not in ("any", "lowest", "highest"):
         raise checks.OptionError(f"select must be any, lowest or highest, not {select!r}")
     t0 = time.perf_counter()
@@ -167,7 +204,17 @@ def solve_threshold(
     model = resolve_model(game, model)
     indicators = indicators or default_indicators(backend)
     with stage("building the threshold program"):
-        program = threshold_milfp(game, model, select=select, min_width=min_width)
+        program = threshold_milfp(
+            game,
+            model,
+            select=select,
+            min_width=min_width,
+            epsilon=epsilon,
+            breakpoints=breakpoints,
+            products=products,
+            mccormick=mccormick,
+            every_signal=every_signal,
+        )
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):
         sol = solve_disjunctive(
@@ -187,14 +234,9 @@ def solve_threshold(
     m = program.model
     t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
-    thresholds = (
-        [float(t[k]) for k in program.thresholds if owner[k] == 0],
-        [float(t[k]) for k in program.thresholds if owner[k] == 1],
-    )
-    cdf = (
-        [float(v) for v in game.signals[0](np.asarray(thresholds[0], dtype=float))],
-        [float(v) for v in game.signals[1](np.asarray(thresholds[1], dtype=float))],
-    )
+    players = range(game.num_players)
+    thresholds = tuple([float(t[k]) for k in program.thresholds if owner[k] == p] for p in players)
+    cdf = tuple([float(v) for v in game.signals[p](np.asarray(thresholds[p], dtype=float))] for p in players)
     verification: dict = {}
     sequence_form, behaviors, where = None, None, "the game's signal plans"
     if game.finite:
@@ -260,17 +302,26 @@ def solve_threshold(
 
 
 def _program_sizes(program: ThresholdProgram) -> dict:
-    """Rows, columns and binaries of the program before any reformulation (disjuncts'
-    rows and indicator binaries included)."""
+    """Rows, columns, binaries and SOS2 sets of the program before any reformulation
+    (disjuncts' rows and indicator binaries included, and the binaries of the products'
+    piecewise-linear representation)."""
     import pyomo.environ as pyo
     from pyomo.gdp import Disjunct
 
     m = program.model
     blocks = (pyo.Block, Disjunct)
     rows = sum(1 for _ in m.component_data_objects(pyo.Constraint, active=True, descend_into=blocks))
-    variables = list(m.component_data_objects(pyo.Var, descend_into=blocks))
-    binaries = sum(1 for d in m.component_data_objects(Disjunct, descend_into=True))
-    return {"rows": rows, "columns": len(variables) + binaries, "binaries": binaries}
+    # a disjunct's indicator is a binary variable of the disjunct block, so it is counted here
+    variables = [v for v in m.component_data_objects(pyo.Var, descend_into=blocks) if not v.fixed]
+    integer = sum(1 for v in variables if v.is_binary() or v.is_integer())
+    sos2 = sum(1 for c in m.component_data_objects(pyo.SOSConstraint, active=True, descend_into=blocks) if c.level == 2)
+    return {
+        "rows": rows,
+        "columns": len(variables),
+        "binaries": integer,
+        "sos2": sos2,
+        "products": program.num_products,
+    }
 
 
 def _plan_certificate(ex: dict) -> Exploitability:

@@ -155,19 +155,31 @@ def _product_range(x: tuple[float, float], y: tuple[float, float]) -> tuple[floa
     return min(corners), max(corners)
 
 
+def chain_error_bound(breakpoints: int, bounds: Sequence[tuple[float, float]]) -> float:
+    """Bound on ``|w - x1*...*xn|`` for a chain built by :func:`add_product_chain` with
+    ``breakpoints`` per square over factors with the given (lower, upper) bounds: the
+    recursion of the module docstring, following the widened bounds of the intermediate
+    products exactly as the chain builds them (equal to the chain's ``error_bound``)."""
+    if len(bounds) < 1:
+        raise OptionError("a chain needs at least one factor")
+    k = _breakpoints(breakpoints)
+    low, high = (float(v) for v in bounds[0])
+    total = 0.0
+    for lx, ux in bounds[1:]:
+        step = 0.0 if (high - low == 0 or ux - lx == 0) else product_error(k, high - low, ux - lx)
+        low, high = _product_range((low, high), (lx, ux))
+        low, high = low - step, high + step
+        total = step + max(abs(lx), abs(ux)) * total
+    return total
+
+
 def chain_error(breakpoints: int, factors: int) -> float:
     """Bound on ``|w - x1*...*xn|`` for a chain of ``factors`` variables in [0, 1] built by
     :func:`add_product_chain` with ``breakpoints`` per square (the recursion of the module
     docstring, with the widened bounds of the intermediate products); 0 for one factor."""
     if factors < 1:
         raise OptionError(f"a chain needs at least one factor, not {factors!r}")
-    low, high, total = 0.0, 1.0, 0.0
-    for _ in range(factors - 1):
-        step = product_error(breakpoints, high - low, 1.0)
-        low, high = _product_range((low, high), (0.0, 1.0))
-        low, high = low - step, high + step
-        total = step + 1.0 * total
-    return total
+    return chain_error_bound(breakpoints, [(0.0, 1.0)] * factors)
 
 
 def breakpoints_for_indifference(epsilon: float, *, payoff_range: float, terms: int, factors: int) -> int:
@@ -373,6 +385,7 @@ __all__ = [
     "breakpoints_for",
     "breakpoints_for_indifference",
     "chain_error",
+    "chain_error_bound",
     "count_binaries",
     "count_sos",
     "model_size",

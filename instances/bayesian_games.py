@@ -186,6 +186,15 @@ _R2_REST = [
     {"check": "bet", "bet": "raise"},
 ]
 
+# three-player Kuhn poker (OpenSpiel's rules: cards 1..4, ante 1, bet 1); plans name the
+# action at every node they reach
+_K3_FOLD = {"": "check", "check-check-bet": "fold", "check-bet-fold": "fold", "check-bet-call": "fold"}
+_K3_CALL = {"": "check", "check-check-bet": "call", "check-bet-fold": "call", "check-bet-call": "call"}
+_K3_P2_FOLD = {"check": "check", "check-check-bet-fold": "fold", "check-check-bet-call": "fold", "bet": "fold"}
+_K3_P2_CALL = {"check": "check", "check-check-bet-fold": "call", "check-check-bet-call": "call", "bet": "call"}
+_K3_P3_FOLD = {"check-check": "check", "check-bet": "fold", "bet-fold": "fold", "bet-call": "fold"}
+_K3_P3_TOP = {"check-check": "bet", "check-bet": "call", "bet-fold": "call", "bet-call": "call"}
+
 _MODELS: dict[str, dict[str, ParametricModel]] = {
     "one_street": {
         "standard": ParametricModel(
@@ -206,6 +215,27 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
             description="player 1 bluffs with the lowest signals, check-folds, check-calls, "
             "bets the highest; player 2 after a check bluffs low and bets high, and calls a "
             "bet with the higher signals",
+        ),
+    },
+    "kuhn:players=3": {
+        "standard": ParametricModel(
+            "standard",
+            (
+                [_K3_FOLD, _K3_FOLD | {"check-bet-fold": "call"}, _K3_CALL],
+                [_K3_P2_FOLD, _K3_P2_FOLD | {"check-check-bet-fold": "call"}, _K3_P2_CALL],
+                [
+                    _K3_P3_FOLD,
+                    _K3_P3_FOLD | {"check-check": "bet"},
+                    _K3_P3_FOLD,
+                    _K3_P3_FOLD | {"bet-fold": "call"},
+                    _K3_P3_TOP,
+                ],
+            ),
+            game="kuhn:players=3",
+            description="nobody bets first; player 1 folds to a bet but calls behind a fold with "
+            "middle-high cards and calls everything with the best; player 2 alike after a "
+            "check-check-bet-fold; player 3 bets after two checks with a band of middle cards "
+            "(a bluff), calls behind a fold with middle-high cards and bets and calls with the best",
         ),
     },
     "river": {
@@ -249,8 +279,11 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
 
 
 def standard_models(game: BayesianGame) -> dict[str, ParametricModel]:
-    """The parametric models shipped with ``game``'s kind, by name."""
-    return dict(_MODELS.get(game.parameters.get("kind", ""), {}))
+    """The parametric models shipped with ``game``'s kind and number of players, by name."""
+    kind = game.parameters.get("kind", "")
+    if game.num_players != 2:
+        kind = f"{kind}:players={game.num_players}"
+    return dict(_MODELS.get(kind, {}))
 
 
 def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> ParametricModel:

@@ -6,6 +6,7 @@
     equilibria games [--json]
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
     equilibria threshold GAME [--model NAME|FILE.json] [--backend B] [--indicators native|bigm|hull]
+        [--epsilon E] [--breakpoints K] [--products sos2|cc|incremental|log|dlog|exact]
                                 [--select any|lowest|highest] [--json]
     equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
     equilibria backends
@@ -226,6 +227,10 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         verbose=args.verbose,
         select=args.select,
         min_width=args.min_width,
+        epsilon=args.epsilon,
+        breakpoints=args.breakpoints,
+        products=args.products,
+        mccormick=args.mccormick,
     )
     assert isinstance(sol, ThresholdSolution)
     if args.write:
@@ -236,7 +241,8 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     game = sol.game
     print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
     print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
-    for p in (0, 1):
+    players = range(game.num_players)
+    for p in players:
         ts = ", ".join(f"{t:.6f}" for t in sol.thresholds[p]) or "(none)"
         print(f"player {p + 1} thresholds {ts}")
     print("regions (signal interval: plan)")
@@ -244,7 +250,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         print(f"  player {row['player']}  [{row['from']:.6f}, {row['to']:.6f}]  {row['plan']}")
     if game.finite:
         print("mixed strategies at the signals a threshold cuts (section 6.2 overlap)")
-        for p in (0, 1):
+        for p in players:
             sigma = sol.strategies[p]
             names = game.signals[p].names
             for s in range(sigma.shape[0]):
@@ -252,8 +258,24 @@ def cmd_threshold(args: argparse.Namespace) -> int:
                 if len(mixed) > 1:
                     parts = "; ".join(f"{w:.6f} {game.tree.plan_text(p, q)}" for q, w in mixed)
                     print(f"  player {p + 1} signal {names[s]}: {parts}")
-    print(f"value (player 1) {sol.value:.12f}")
+    if game.num_players == 2:
+        print(f"value (player 1) {sol.value:.12f}")
+    else:
+        print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))
     print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
+    program = sol.program
+    if program.num_products:
+        points = f"{program.breakpoints} breakpoints per square" if program.breakpoints else "bilinear, no breakpoints"
+        print(f"products        {program.num_products} ({program.products}, {points})")
+        print(
+            f"epsilon         promised {program.promised_epsilon:.3e} (NashConv bound), "
+            f"certified {sol.certified_epsilon:.3e} (largest gain of one player)"
+        )
+    sizes = sol.sizes
+    print(
+        f"program         {sizes['rows']} rows, {sizes['columns']} columns, "
+        f"{sizes['binaries']} binaries, {sizes['sos2']} SOS2"
+    )
     if not sol.is_equilibrium:
         print(
             "warning         these strategies are not an equilibrium of the game: the program was "
@@ -445,6 +467,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="every region at least this wide in signal units (rules out empty regions)",
     )
+    p.add_argument(
+        "--epsilon",
+        type=_number("positive"),
+        default=None,
+        help="promised NashConv bound of games with three or more players (default 0.05 when "
+        "--breakpoints is not given either); residual allowed in the indifference equations",
+    )
+    p.add_argument(
+        "--breakpoints",
+        type=_number("breakpoints"),
+        default=None,
+        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon)",
+    )
+    p.add_argument(
+        "--products",
+        choices=("sos2", "cc", "incremental", "log", "dlog", "exact"),
+        default=None,
+        help="how products of the others' masses are written (default log; exact: bilinear, for SCIP)",
+    )
+    p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
     p.add_argument("--time-limit", type=_number("positive"), default=None)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")
@@ -504,15 +546,16 @@ class _Parser(argparse.ArgumentParser):
 
 def _number(kind: str):  # noqa: ANN202  (an argparse type)
     """An argparse type: a finite float that is ``positive`` or ``nonnegative``, or a
-    ``count`` (a whole number of at least 1), checked by :mod:`equilibria.models.checks`
+    ``count`` (a whole number of at least 1), ``breakpoints`` (at least 2), checked by :mod:`equilibria.models.checks`
     as the Python API checks the same options."""
 
     def parse(text: str) -> float | int:
         from ..models import checks
 
         try:
-            if kind == "count":
-                return checks.count("the value", int(text) if text.strip().lstrip("+-").isdigit() else text)
+            if kind in ("count", "breakpoints"):
+                whole = int(text) if text.strip().lstrip("+-").isdigit() else text
+                return checks.count("the value", whole, minimum=2 if kind == "breakpoints" else 1)
             value = float(text)
             return checks.number("the value", value, strict=kind == "positive", optional=False)
         except ValueError:

@@ -163,8 +163,9 @@ def _plain(name: str) -> str:
 
 
 def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[Any, dict[int, Any], dict[str, Any]]:
-    """A PySCIPOpt model of ``model``: plain constraints as rows, one binary per disjunct
-    (exactly one per disjunction) and an indicator constraint per disjunct row. Returns
+    """A PySCIPOpt model of ``model``: plain constraints as rows (bilinear ones as SCIP's
+    nonlinear constraints), SOS1/SOS2 sets as SCIP's own, one binary per disjunct (exactly
+    one per disjunction) and an indicator constraint per disjunct row. Returns
     (scip model, {id(pyomo var): scip var}, {disjunct name: binary})."""
     try:
         import pyscipopt
@@ -182,15 +183,20 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[
         vtype = "B" if (v.is_binary() or v.parent_block().ctype is Disjunct) else ("I" if v.is_integer() else "C")
         svar[id(v)] = scip.addVar(name=_plain(v.name), vtype=vtype, lb=v.lb, ub=v.ub)
 
-    def linear(expr: Any) -> tuple[Any, float]:
-        repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
-        if not repn.is_linear():
-            raise SolverError(f"native indicators need linear constraints; got {expr}")
+    def linear(expr: Any, quadratic: bool = False) -> tuple[Any, float]:
+        repn = generate_standard_repn(expr, compute_values=True, quadratic=quadratic)
+        if not (repn.is_linear() or (quadratic and repn.is_quadratic())):
+            what = "linear or quadratic" if quadratic else "linear"
+            raise SolverError(f"native indicators need {what} constraints; got {expr}")
         terms = pyscipopt.quicksum(float(c) * svar[id(v)] for c, v in zip(repn.linear_coefs, repn.linear_vars))
+        if repn.quadratic_vars:
+            terms += pyscipopt.quicksum(
+                float(c) * svar[id(a)] * svar[id(b)] for c, (a, b) in zip(repn.quadratic_coefs, repn.quadratic_vars)
+            )
         return terms, float(repn.constant)
 
-    def rows(con: Any) -> tuple[Any, float | None, float | None]:
-        body, const = linear(con.body)
+    def rows(con: Any, quadratic: bool = False) -> tuple[Any, float | None, float | None]:
+        body, const = linear(con.body, quadratic)
         lo = None if con.lower is None else float(pyo.value(con.lower)) - const
         hi = None if con.upper is None else float(pyo.value(con.upper)) - const
         return body, lo, hi
@@ -206,7 +212,7 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=blocks):
         if in_disjunct(con):
             continue
-        body, lo, hi = rows(con)
+        body, lo, hi = rows(con, quadratic=True)  # bilinear rows (exact products) go to SCIP as they are
         if lo is not None and hi is not None and abs(lo - hi) < 1e-15:
             scip.addCons(body == hi, name=_plain(con.name))
         else:
@@ -214,6 +220,12 @@ def build_native_scip(model: pyo.ConcreteModel, verbose: bool = False) -> tuple[
                 scip.addCons(body >= lo, name=_plain(con.name) + "_lo")
             if hi is not None:
                 scip.addCons(body <= hi, name=_plain(con.name) + "_hi")
+    for sos in model.component_data_objects(pyo.SOSConstraint, active=True, descend_into=blocks):
+        items = list(sos.get_items())
+        members = [svar[id(v)] for v, _ in items]
+        weights = [float(w) for _, w in items]
+        add = scip.addConsSOS2 if sos.level == 2 else scip.addConsSOS1
+        add(members, weights=weights, name=_plain(sos.name))
     binary = {}
     for disj in model.component_data_objects(Disjunction, active=True, descend_into=True):
         zs = []

@@ -338,7 +338,7 @@ def test_bad_players_refused_naming_the_parameter(spec):
     assert ("players" in message) or ("cards" in message and "cards=2" in spec)
 
 
-def test_threshold_programs_refuse_three_players():
+def test_threshold_program_refuses_a_two_player_model_for_three_players():
     from equilibria.formulations.threshold_milfp import threshold_milfp
     from equilibria.instances.bayesian_games import standard_models
 
