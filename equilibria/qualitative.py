@@ -242,23 +242,29 @@ def solve_threshold(
     if game.finite:
         target = game.finite_game()
         strategies = project(game, model, thresholds, target)
-        ex = target.exploitability(strategies)
-        verification.update(
-            method="exact, plan best responses",
-            cells=None,
-            best_response_values=[float(v) for v in ex["best_response_values"]],
-        )
-        cert = _plan_certificate(ex)
+        # the plan-level check enumerates plan profiles, whose number grows like the
+        # product of the players' plan counts: with more than two players the extensive
+        # form certifies alone
+        plan_level = game.num_players == 2 or not extensive_check
+        if plan_level:
+            ex = target.exploitability(strategies)
+            verification.update(
+                method="exact, plan best responses",
+                cells=None,
+                best_response_values=[float(v) for v in ex["best_response_values"]],
+            )
+            cert = _plan_certificate(ex)
         if extensive_check:
             eg = target.to_extensive()
             sequence_form = SequenceForm(eg)
             behaviors = target.behavior_from_plans(strategies, eg, sequence_form)
             verification.update(
-                method="exact, in the equivalent extensive-form game",
-                extensive_nodes=eg.num_nodes,
-                plan_exploitability=float(ex["exploitability"]),
+                method="exact, in the equivalent extensive-form game", cells=None, extensive_nodes=eg.num_nodes
             )
+            if plan_level:
+                verification["plan_exploitability"] = float(ex["exploitability"])
             cert = certify(sequence_form, behaviors)
+            verification["best_response_values"] = [float(v) for v in cert.best_response_values]
             where = "the equivalent extensive-form game"
     else:
         target = game.discretize(cells)

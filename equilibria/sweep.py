@@ -387,6 +387,10 @@ def run_cell(cell: Cell) -> dict[str, Any]:
     )
     if d.get("binaries") is not None:
         row["binaries"] = d["binaries"]
+    # threshold programs with products: the guarantee beside the measured epsilon
+    for name in ("promised_epsilon", "certified_epsilon", "breakpoints", "num_products"):
+        if d.get(name) is not None:
+            row[name] = d[name]
     for stage, seconds in d.get("seconds", {}).items():
         row[f"seconds_{stage}"] = seconds
     return row

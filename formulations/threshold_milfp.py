@@ -239,13 +239,25 @@ def threshold_milfp(
     tree = game.tree
     leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
     leaf_of[tree.terminals] = np.arange(len(tree.terminals))
-    leaf = leaf_of[tree.plan_terminals]  # (plans of player 1, ..., plans of player n)
+    plan_actions = [tree.plan_actions(o) for o in range(n)]  # (plans, nodes) per player
+    walked: dict[tuple[int, ...], int] = {}
+
+    def leaf(profile: tuple[int, ...]) -> int:
+        """The terminal a profile of plans reaches (walked on demand: the table of all
+        profiles grows like the product of the players' plan counts)."""
+        if profile not in walked:
+            v = 0
+            while tree.children[v]:
+                mover = int(tree.player[v])
+                v = tree.children[v][int(plan_actions[mover][profile[mover], v])]
+            walked[profile] = int(leaf_of[v])
+        return walked[profile]
 
     def leaf_pair(p: int, q_a: int, q_b: int, regions: dict[int, int]) -> tuple[int, int]:
         """Terminals reached by player p's plans q_a and q_b against the others' ``regions``."""
-        a = [plans[o][regions[o]] if o != p else q_a for o in range(n)]
-        b = [plans[o][regions[o]] if o != p else q_b for o in range(n)]
-        return int(leaf[tuple(a)]), int(leaf[tuple(b)])
+        a = tuple(plans[o][regions[o]] if o != p else q_a for o in range(n))
+        b = tuple(plans[o][regions[o]] if o != p else q_b for o in range(n))
+        return leaf(a), leaf(b)
 
     def region_tuples(p: int) -> list[dict[int, int]]:
         others = [o for o in range(n) if o != p]

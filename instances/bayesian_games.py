@@ -278,6 +278,29 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
 }
 
 
+def _passive_then_aggressive(players: int) -> ParametricModel:
+    """Kuhn betting for ``players``: below one threshold a player checks and folds at every
+    node, above it bets and calls at every node (the first and the second action of each)."""
+    tree = kuhn_betting(players=players)
+    regions = []
+    for p in range(players):
+        plans = []
+        for action in (0, 1):
+            q = next(q for q, plan in enumerate(tree.plans[p]) if set(plan.values()) == {action})
+            plans.append({tree.history[v]: tree.action_labels(v)[a] for v, a in tree.plans[p][q].items()})
+        regions.append(plans)
+    return ParametricModel(
+        "standard",
+        tuple(regions),
+        game=f"generalized_kuhn:players={players},cards={players}",
+        description="every player checks and folds below a threshold and bets and calls above it "
+        f"(solved and certified with every card dealt, cards={players})",
+    )
+
+
+_MODELS["kuhn:players=4"] = {"standard": _passive_then_aggressive(4)}
+
+
 def standard_models(game: BayesianGame) -> dict[str, ParametricModel]:
     """The parametric models shipped with ``game``'s kind and number of players, by name."""
     kind = game.parameters.get("kind", "")

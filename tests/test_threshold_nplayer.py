@@ -1,0 +1,189 @@
+"""Threshold programs for more than two players: products of the others' masses, the
+promised NashConv bound, three-player Kuhn poker against the published equilibrium family
+(Szafron, Gibson and Sturtevant, AAMAS 2013: player 1's value is -1/48 in every member)
+and against OpenSpiel's NashConv of the same profile."""
+
+import json
+import subprocess
+import sys
+
+import pyomo.environ as pyo
+import pytest
+
+from equilibria.formulations.threshold_milfp import threshold_milfp
+from equilibria.instances.bayesian_games import standard_models
+from equilibria.instances.registry import describe
+from equilibria.models.checks import OptionError
+from equilibria.qualitative import solve_threshold
+
+from .test_nplayer import behaviour_table
+
+pyspiel = pytest.importorskip("pyspiel")
+from open_spiel.python import policy as os_policy  # noqa: E402
+from open_spiel.python.algorithms import exploitability as os_exploitability  # noqa: E402
+
+# three players, three cards, all dealt: a small game the same model fits
+SMALL = "generalized_kuhn:players=3,cards=3"
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def openspiel_nash_conv(sol, players):
+    sf = sol.sequence_form
+    table = behaviour_table(sf.game, sf, sol.behaviors)
+    os_game = pyspiel.load_game(f"kuhn_poker(players={players})")
+    pol = os_policy.TabularPolicy(os_game)
+    for key, row in pol.state_lookup.items():
+        pol.action_probability_array[row] = table[key]
+    return os_exploitability.nash_conv(os_game, pol)
+
+
+@pytest.mark.parametrize("spec", ["one_street:pot=2", "kuhn_continuous", "generalized_kuhn:cards=6"])
+def test_two_players_have_no_products(spec):
+    game = describe(spec).signal()
+    program = threshold_milfp(game, standard_models(game)["standard"], epsilon=None)
+    assert program.num_products == 0 and program.model.component("products") is None
+    assert program.promised_epsilon == 0.0 and program.breakpoints is None
+
+
+def test_three_player_kuhn_exact_products_on_scip():
+    sol = solve_threshold("kuhn:players=3", backend="scip", products="exact", epsilon=1e-3)
+    assert sol.program.num_products > 0
+    assert sol.nash_conv <= sol.program.promised_epsilon <= 1e-3
+    assert sol.is_equilibrium
+    # the published value of player 1 in every equilibrium of the family
+    assert sol.payoffs[0] == pytest.approx(-1 / 48, abs=1e-3)
+    assert sum(sol.payoffs) == pytest.approx(0.0, abs=1e-12)
+    assert openspiel_nash_conv(sol, 3) == pytest.approx(sol.nash_conv, abs=1e-9)
+
+
+def test_highs_log_and_scip_exact_agree_within_the_promise():
+    exact = solve_threshold(SMALL, backend="scip", products="exact")
+    approx = solve_threshold(SMALL, backend="highs", products="log", breakpoints=5)
+    assert approx.program.breakpoints == 5 and approx.sizes["binaries"] > exact.sizes["binaries"]
+    for sol in (exact, approx):
+        assert sol.nash_conv <= sol.program.promised_epsilon + 1e-9
+        # every card is dealt, so the deal decides the showdown: zero-sum
+        assert sum(sol.payoffs) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_breakpoints_from_epsilon_keep_the_bound():
+    game = describe(SMALL).signal()
+    model = standard_models(game)["standard"]
+    coarse = threshold_milfp(game, model, epsilon=1.0)
+    fine = threshold_milfp(game, model, epsilon=0.1)
+    assert fine.breakpoints > coarse.breakpoints >= 2
+    for program, eps in ((coarse, 1.0), (fine, 0.1)):
+        assert program.promised_epsilon <= eps * (1 + 1e-9)
+        # one breakpoint fewer would not keep it: the count is the fewest
+        fewer = threshold_milfp(game, model, epsilon=eps, breakpoints=program.breakpoints - 1)
+        assert any(fewer.approximation[k] > program.tolerance[k] * (1 + 1e-12) for k in fewer.approximation)
+
+
+def test_product_error_bounds_are_the_chains_own():
+    game = describe(SMALL).signal()
+    program = threshold_milfp(game, standard_models(game)["standard"], breakpoints=5)
+    blocks = list(program.model.products.component_objects(pyo.Block, descend_into=False))
+    assert len(blocks) == program.num_products
+    for block in blocks:
+        assert pyo.value(block.error_bound) == pytest.approx((1 / 3) ** 2 / (4 * 4**2))
+
+
+@pytest.mark.parametrize(
+    "options,needle",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"breakpoints": 1}, "breakpoints"),
+        ({"products": "cubic"}, "products"),
+    ],
+)
+def test_bad_options_are_refused(options, needle):
+    with pytest.raises(OptionError, match=needle):
+        solve_threshold(SMALL, **options)
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--epsilon", "0"], "--epsilon"),
+        (["--breakpoints", "1"], "--breakpoints"),
+        (["--model", "tests/fuzz/none.json"], "no such model file"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(args, needle):
+    res = run_cli("threshold", SMALL, *args)
+    assert res.returncode == 2 and res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+
+
+def test_cli_model_for_the_wrong_number_of_players(tmp_path):
+    path = tmp_path / "two.json"
+    standard_models(describe("kuhn_continuous").signal())["standard"].to_json(path)
+    res = run_cli("threshold", SMALL, "--model", str(path))
+    assert res.returncode == 2 and "describes 2 players" in res.stderr and "3" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_cli_three_players_json_and_text():
+    res = run_cli("threshold", SMALL, "--backend", "scip", "--products", "exact", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert set(out["thresholds"]) == {"1", "2", "3"} and len(out["payoffs"]) == 3
+    assert out["products"] == "exact" and out["num_products"] > 0
+    assert out["nash_conv"] <= out["promised_epsilon"] + 1e-12
+    text = run_cli("threshold", SMALL, "--backend", "scip", "--products", "exact").stdout
+    assert "player 3 thresholds" in text and "promised" in text and "certified" in text
+
+
+def test_mps_export_of_a_product_program_solves_in_scip(tmp_path):
+    pyscipopt = pytest.importorskip("pyscipopt")
+    path = tmp_path / "k3.mps"
+    res = run_cli("threshold", SMALL, "--breakpoints", "3", "--write", str(path))
+    assert res.returncode == 0, res.stderr
+    scip = pyscipopt.Model()
+    scip.hideOutput()
+    scip.readProblem(str(path))
+    assert scip.getNBinVars() > 0
+    scip.optimize()
+    assert scip.getStatus() == "optimal"
+
+
+def test_lp_export_keeps_sos2_sets(tmp_path):
+    pyscipopt = pytest.importorskip("pyscipopt")
+    game = describe(SMALL).signal()
+    program = threshold_milfp(game, standard_models(game)["standard"], breakpoints=3, products="sos2")
+    from equilibria.solvers.disjunctive import write_disjunctive
+
+    path = tmp_path / "k3.lp"
+    write_disjunctive(program.model, str(path), "bigm")
+    text = path.read_text()
+    assert "SOS" in text.upper()
+    scip = pyscipopt.Model()
+    scip.hideOutput()
+    scip.readProblem(str(path))
+    handlers = [c.getConshdlrName() for c in scip.getConss()]
+    # two squares per product, each one SOS2 set over its breakpoints
+    assert handlers.count("SOS2") == 2 * program.num_products
+
+
+def test_four_players_triple_products_exact_on_scip():
+    sol = solve_threshold("generalized_kuhn:players=4,cards=4", backend="scip", products="exact", epsilon=1e-3)
+    chains = [b for b in sol.program.model.products.component_objects(pyo.Block, descend_into=False)]
+    assert chains and all(b.component("step3") is not None for b in chains)  # three factors each
+    assert sol.nash_conv <= sol.program.promised_epsilon <= 1e-3
+    assert sum(sol.payoffs) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_promise_falls_as_breakpoints_grow_like_one_over_k_squared():
+    game = describe(SMALL).signal()
+    model = standard_models(game)["standard"]
+    promised = {k: threshold_milfp(game, model, breakpoints=k).promised_epsilon for k in (3, 5, 9, 17)}
+    assert promised[3] > promised[5] > promised[9] > promised[17]
+    # two-factor products: the interpolation error scales as 1/(k-1)^2
+    assert promised[5] / promised[9] == pytest.approx(4.0, rel=1e-9)
