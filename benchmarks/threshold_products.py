@@ -10,7 +10,7 @@ by exact best responses in the game. ``exact`` (bilinear products on SCIP) has n
 breakpoints and appears once per game. Each cell runs in a process of its own.
 
     python benchmarks/threshold_products.py [--games generalized_kuhn:players=3,cards=3]
-        [--ks 3,5] [--runs 2] [--time-limit 60] [--plot figures/threshold_products.png]
+        [--ks 3,5] [--cells log/highs,exact/scip] [--runs 2] [--time-limit 60] [--plot FILE.png]
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=GAMES[0], help="games, separated by ';'")
     parser.add_argument("--ks", default="3,5", help="breakpoints per square, comma separated")
+    parser.add_argument("--cells", default=None, help="only these products/backend pairs, e.g. log/highs,exact/scip")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
     parser.add_argument("--out", default=str(HERE / "threshold_products.csv"))
@@ -139,7 +140,8 @@ def main() -> None:
     print(" ".join(f"{f[:12]:>12}" for f in FIELDS[1:]))
     for game in args.games.split(";"):
         print(game)
-        for products, backend in CELLS:
+        chosen = CELLS if args.cells is None else [tuple(c.split("/")) for c in args.cells.split(",")]
+        for products, backend in chosen:
             for k in ks if products != "exact" else [None]:
                 row = run_isolated(game, products, backend, k, args.runs, args.time_limit)
                 rows.append(row)
