@@ -472,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_number("positive"),
         default=None,
         help="promised NashConv bound of games with three or more players (default 0.05 when "
-        "--breakpoints is not given either); residual allowed in the indifference equations",
+        "--breakpoints is not given either; --products exact allows each row 1e-7)",
     )
     p.add_argument(
         "--breakpoints",
