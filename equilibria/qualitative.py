@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .answer import Answer
-from .formulations.threshold_milfp import ThresholdProgram, threshold_milfp
+from .formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
 from .instances.bayesian_games import resolve_model
 from .models import checks
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
@@ -188,10 +188,7 @@ def solve_threshold(
     checks.count("cells", cells)
     checks.number("min_width", min_width, optional=False)
     checks.number("time_limit", time_limit, strict=True)
-    checks.number("epsilon", epsilon, strict=True)
-    if breakpoints is not None:
-        checks.count("breakpoints", breakpoints, minimum=2)
-    checks.name("products", products)
+    check_product_options(epsilon, breakpoints, products)
     if select not in ("any", "lowest", "highest"):
         raise checks.OptionError(f"select must be any, lowest or highest, not {select!r}")
     t0 = time.perf_counter()

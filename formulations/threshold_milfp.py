@@ -77,6 +77,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.gdp import Disjunct, Disjunction
 
+from ..models import checks
 from ..models.bayesian import BayesianGame
 from ..models.checks import OptionError
 from ..models.parametric import ModelError, ParametricModel
@@ -130,15 +131,11 @@ class ThresholdProgram:
         return self.game.finite
 
 
-def _check_options(epsilon: float | None, breakpoints: int | None, products: str | None) -> None:
-    if epsilon is not None and (isinstance(epsilon, bool) or not isinstance(epsilon, (int, float))):
-        raise OptionError(f"epsilon must be a positive number, not {epsilon!r}")
-    if epsilon is not None and not (epsilon > 0 and math.isfinite(epsilon)):
-        raise OptionError(f"epsilon must be a positive finite number, not {epsilon!r}")
-    if breakpoints is not None and (
-        isinstance(breakpoints, bool) or not isinstance(breakpoints, int) or breakpoints < 2
-    ):
-        raise OptionError(f"breakpoints must be a whole number at least 2, not {breakpoints!r}")
+def check_product_options(epsilon: float | None, breakpoints: int | None, products: str | None) -> None:
+    """OptionError naming the option when ``epsilon``, ``breakpoints`` or ``products`` is bad."""
+    checks.number("epsilon", epsilon, strict=True)
+    if breakpoints is not None:
+        checks.count("breakpoints", breakpoints, minimum=2)
     if products is not None and products not in REPRESENTATIONS:
         raise OptionError(f"products must be one of {', '.join(REPRESENTATIONS)}, not {products!r}")
 
@@ -185,7 +182,7 @@ def threshold_milfp(
     signals) when the order leaves a threshold unplaced against another player's
     threshold; OptionError for a bad option.
     """
-    _check_options(epsilon, breakpoints, products)
+    check_product_options(epsilon, breakpoints, products)
     if select not in ("any", "lowest", "highest"):
         raise ModelError(f"select must be any, lowest or highest, not '{select}'")
     n = game.num_players
@@ -239,18 +236,11 @@ def threshold_milfp(
     tree = game.tree
     leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
     leaf_of[tree.terminals] = np.arange(len(tree.terminals))
-    plan_actions = [tree.plan_actions(o) for o in range(n)]  # (plans, nodes) per player
     walked: dict[tuple[int, ...], int] = {}
 
     def leaf(profile: tuple[int, ...]) -> int:
-        """The terminal a profile of plans reaches (walked on demand: the table of all
-        profiles grows like the product of the players' plan counts)."""
         if profile not in walked:
-            v = 0
-            while tree.children[v]:
-                mover = int(tree.player[v])
-                v = tree.children[v][int(plan_actions[mover][profile[mover], v])]
-            walked[profile] = int(leaf_of[v])
+            walked[profile] = int(leaf_of[tree.profile_terminal(profile)])
         return walked[profile]
 
     def leaf_pair(p: int, q_a: int, q_b: int, regions: dict[int, int]) -> tuple[int, int]:
@@ -269,7 +259,7 @@ def threshold_milfp(
     rows: dict[tuple[int, int, int, int], list[Term]] = {}
     weight: dict[tuple, float] = {}  # joint probability units per unit of an equation or row
     if every_signal and not finite:
-        raise OptionError("every_signal applies to finite signals (a continuous signal has no neighbours to compare)")
+        raise OptionError("every_signal applies to finite signals (its best-response rows are per signal)")
 
     if finite:
         grid = np.indices((J,) * n).reshape(n, -1).T  # every tuple of signals, player 1 slowest

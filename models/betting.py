@@ -441,6 +441,18 @@ class BettingTree:
             at[moving] = child[at[moving], a]
         return at.reshape(shape)
 
+    def profile_terminal(self, profile: Sequence[int]) -> int:
+        """The terminal node one profile of plans (a plan index per player) reaches: a walk
+        down the tree, for when the table of all profiles (:attr:`plan_terminals`, whose
+        size is the product of the players' plan counts) is too large."""
+        if CHANCE in self.player:
+            raise GameError("profile_terminal needs a betting tree without deals")
+        v = 0
+        while self.children[v]:
+            mover = int(self.player[v])
+            v = self.children[v][self.plans[mover][profile[mover]][v]]
+        return v
+
     @cached_property
     def plan_payoff(self) -> np.ndarray:
         """Array (plans 1, plans 2, 3 outcomes, 2 players) of payoffs."""
