@@ -169,7 +169,8 @@ def solve_threshold(
     (``"one_street:pot=2"``).
 
     ``indicators``: ``native`` (SCIP's indicator constraints; the default with
-    ``backend="scip"``), ``bigm`` (default otherwise) or ``hull``. ``select``: ``any``
+    ``backend="scip"`` unless the program has SOS2 sets), ``bigm`` (default otherwise) or
+    ``hull``. ``select``: ``any``
     (feasibility, the paper's program), ``lowest`` or ``highest`` (the conforming
     equilibrium with the smallest / largest sum of thresholds; solver-independent).
     ``min_width``: every region at least this wide (signal units). Raises
@@ -199,7 +200,6 @@ def solve_threshold(
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     model = resolve_model(game, model)
-    indicators = indicators or default_indicators(backend)
     with stage("building the threshold program"):
         program = threshold_milfp(
             game,
@@ -212,6 +212,7 @@ def solve_threshold(
             mccormick=mccormick,
             every_signal=every_signal,
         )
+    indicators = indicators or default_indicators(backend, program.model)
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):
         sol = solve_disjunctive(

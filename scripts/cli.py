@@ -446,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--indicators",
         choices=("native", "bigm", "hull"),
         default=None,
-        help="how indicator constraints reach the solver (default: native for scip, else bigm)",
+        help="how indicator constraints reach the solver (default: native for scip without SOS2 sets, else bigm)",
     )
     p.add_argument(
         "--cells",

@@ -252,9 +252,10 @@ class Backend:
 
     # ---- Pyomo models ----------------------------------------------------------------
 
-    def default_indicators(self) -> str:
+    def default_indicators(self, model: Any = None) -> str:
         """How disjunctions reach this solver unless told: ``native`` when it has indicator
-        constraints, else ``bigm``."""
+        constraints, else ``bigm``. ``model``, when given, is the model about to be solved
+        (a backend may choose by its content)."""
         return "native" if self.capabilities.indicators else "bigm"
 
     def solve_model(
@@ -283,7 +284,7 @@ class Backend:
             return self._solve_plain_model(
                 model, method=method, time_limit=time_limit, verbose=verbose, options=options
             )
-        indicators = indicators or self.default_indicators()
+        indicators = indicators or self.default_indicators(model)
         if indicators not in disjunctive.INDICATOR_MODES:
             raise SolverError(f"indicators must be one of {', '.join(disjunctive.INDICATOR_MODES)}, not '{indicators}'")
         if indicators == "native":

@@ -40,12 +40,14 @@ def has_disjunctions(model: Any) -> bool:
     return next(model.component_data_objects(Disjunction, active=True, descend_into=True), None) is not None
 
 
-def default_indicators(backend: str) -> str:
-    """``native`` when backend ``backend`` has indicator constraints (SCIP), else ``bigm``."""
+def default_indicators(backend: str, model: pyo.ConcreteModel | None = None) -> str:
+    """How ``model``'s disjunctions reach backend ``backend`` unless told: ``native`` when
+    the backend has indicator constraints (SCIP) and prefers them for this model, else
+    ``bigm``."""
     from .base import registered
 
     known = registered().get(backend)
-    return known.default_indicators() if known is not None else "bigm"
+    return known.default_indicators(model) if known is not None else "bigm"
 
 
 def transformed(model: pyo.ConcreteModel, indicators: str, memo: dict | None = None) -> pyo.ConcreteModel:
