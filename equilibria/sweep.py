@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("equilibria.sweep")
 
+#: Columns of threshold programs with products (three or more players): the promised
+#: NashConv bound beside the certified one, and the breakpoints and products used.
+PRODUCT_COLUMNS = ("promised_epsilon", "certified_epsilon", "breakpoints", "num_products")
+
 #: Columns every row has, besides the game's parameters and the route's options.
 RESULT_COLUMNS = (
     "key",
@@ -388,7 +392,7 @@ def run_cell(cell: Cell) -> dict[str, Any]:
     if d.get("binaries") is not None:
         row["binaries"] = d["binaries"]
     # threshold programs with products: the guarantee beside the measured epsilon
-    for name in ("promised_epsilon", "certified_epsilon", "breakpoints", "num_products"):
+    for name in PRODUCT_COLUMNS:
         if d.get(name) is not None:
             row[name] = d[name]
     for stage, seconds in d.get("seconds", {}).items():

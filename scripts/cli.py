@@ -309,7 +309,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run a route over a grid of games and options; print a summary of the table."""
-    from ..sweep import RESULT_COLUMNS, Grid, SweepError, plot, run_sweep
+    from ..sweep import PRODUCT_COLUMNS, RESULT_COLUMNS, Grid, SweepError, plot, run_sweep
 
     grid = Grid.from_file(args.grid) if args.grid else Grid()
     if args.route:
@@ -327,6 +327,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if not args.x or not args.y:
             raise SweepError("--plot needs --x COLUMN and --y COLUMN")
         known = set(RESULT_COLUMNS) | {k for c in cells for k, _ in c.params + c.options}
+        if grid.route == "threshold":
+            known |= set(PRODUCT_COLUMNS)
         for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
             if name and name not in known and not name.startswith("seconds_"):
                 raise SweepError(f"{flag}: no column '{name}'; columns: {', '.join(sorted(known))}, seconds_STAGE")

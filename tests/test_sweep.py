@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import equilibria
@@ -209,3 +210,18 @@ def test_cli_grid_file_and_plot(tmp_path):
     assert "6 cells: 6 solved (0 errors), 0 already recorded" in run.stdout
     assert os.path.exists(tmp_path / "out.parquet") and os.path.exists(tmp_path / "out.csv")
     assert ("plot     p.png" in run.stdout) == (tmp_path / "p.png").exists()
+
+
+def test_cli_threshold_products_sweep_plots_promised_against_certified(tmp_path):
+    run = _cli(
+        "sweep", "--route", "threshold", "--game", "kuhn_continuous:players=3,cards=2,deal=independent",
+        "--option", "breakpoints=2,3", "-o", "out", "--workers", "0", "--quiet",
+        "--plot", "p.png", "--x", "breakpoints", "--y", "certified_epsilon", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    table = pd.read_parquet(tmp_path / "out.parquet").sort_values("breakpoints")
+    assert list(table["breakpoints"]) == [2, 3] and (table["num_products"] > 0).all()
+    # the promise is the products' interpolation error, which shrinks like (k - 1)^-2, and
+    # bounds the NashConv measured by exact best responses
+    assert (table["nash_conv"] <= table["promised_epsilon"] + 1e-9).all()
+    assert table["promised_epsilon"].iloc[0] > 2 * table["promised_epsilon"].iloc[1]
