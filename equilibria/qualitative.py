@@ -338,4 +338,73 @@ def _plan_certificate(ex: dict) -> Exploitability:
     )
 
 
-__all__ = ["ModelInfeasible", "ThresholdSolution", "project", "solve_threshold", "DEFAULT_CELLS"]
+def _model_feasibility(spec: Any, model: str | ParametricModel, options: dict) -> tuple[str, str]:
+    """Solve one model's program (in a worker process); (model name, outcome)."""
+    name = model if isinstance(model, str) else model.name
+    try:
+        solve_threshold(spec, model, **options)
+    except ModelInfeasible:
+        return name, "infeasible"
+    except (ModelError, SolverError) as exc:
+        return name, "error: " + " ".join(str(exc).split())
+    return name, "feasible"
+
+
+def solve_threshold_separately(
+    spec: Any,
+    models: Sequence[str | ParametricModel],
+    *,
+    workers: int = 2,
+    first: bool = True,
+    **options: Any,
+) -> tuple[ThresholdSolution | None, dict[str, str]]:
+    """Solve each model's threshold program on its own, ``workers`` at a time in worker
+    processes, rather than joining the models in one program.
+
+    Ganzfried and Sandholm ("Computing equilibria by incorporating qualitative models",
+    2010) name this as the alternative to one program over several models: when one of
+    the models is known to hold, the first feasible program answers. With ``first`` the
+    remaining programs are stopped as soon as one is feasible; without it every model is
+    tried (so that the outcome of each is known). ``options`` are those of
+    :func:`solve_threshold`. Returns (the answer of the feasible model, re-solved in this
+    process so that it carries its program and certificate, or None when none is
+    feasible; ``{model name: "feasible" | "infeasible" | "not run" | "error: ..."}``).
+    """
+    import multiprocessing
+
+    checks.count("workers", workers)
+    if not models:
+        raise ModelError("solve_threshold_separately needs at least one model")
+    names = [m if isinstance(m, str) else m.name for m in models]
+    if len(set(names)) != len(names):
+        raise ModelError(f"models named twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
+    outcome = dict.fromkeys(names, "not run")
+    winner: str | ParametricModel | None = None
+    by_name = dict(zip(names, models))
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(models))) as pool:
+        jobs = pool.imap_unordered(_model_feasibility_star, [(spec, m, options) for m in models])
+        for name, result in jobs:
+            outcome[name] = result
+            if result == "feasible" and winner is None:
+                winner = by_name[name]
+                if first:
+                    pool.terminate()
+                    break
+    if winner is None:
+        return None, outcome
+    return solve_threshold(spec, winner, **options), outcome
+
+
+def _model_feasibility_star(job: tuple) -> tuple[str, str]:
+    return _model_feasibility(*job)
+
+
+__all__ = [
+    "ModelInfeasible",
+    "ThresholdSolution",
+    "project",
+    "solve_threshold",
+    "solve_threshold_separately",
+    "DEFAULT_CELLS",
+]

@@ -1,0 +1,47 @@
+"""Several qualitative models of one game solved as separate programs: the first feasible
+answers, and each model's outcome is the one its own program gives."""
+
+import pytest
+
+from equilibria.models.checks import OptionError
+from equilibria.models.parametric import ModelError
+from equilibria.qualitative import ModelInfeasible, solve_threshold, solve_threshold_separately
+
+MODELS = ["standard", "bluff_raise_middle"]
+
+
+def test_every_model_tried_and_the_answer_certified():
+    sol, outcome = solve_threshold_separately("river_endgame", MODELS, first=False)
+    assert outcome == {"standard": "feasible", "bluff_raise_middle": "feasible"}
+    assert sol is not None and sol.model.name in MODELS
+    # an exact best response on the stated discretisation, not the program, certifies it
+    assert sol.exploitability <= 1e-6 and sol.is_equilibrium
+
+
+def test_first_feasible_stops_the_rest():
+    sol, outcome = solve_threshold_separately("river_endgame", MODELS, workers=1)
+    assert sol is not None and outcome[sol.model.name] == "feasible"
+    assert sorted(outcome.values()) in (["feasible", "not run"], ["feasible", "feasible"])
+
+
+def test_no_model_holds_at_pot_two():
+    # at pot 2 neither shipped model describes an equilibrium (each program alone is infeasible)
+    sol, outcome = solve_threshold_separately("river_endgame:pot=2", MODELS)
+    assert sol is None and outcome == dict.fromkeys(MODELS, "infeasible")
+    for name in MODELS:
+        with pytest.raises(ModelInfeasible):
+            solve_threshold("river_endgame:pot=2", name)
+
+
+def test_bad_input_is_refused_before_any_worker_starts():
+    with pytest.raises(ModelError, match="at least one model"):
+        solve_threshold_separately("river_endgame", [])
+    with pytest.raises(ModelError, match="named twice: standard"):
+        solve_threshold_separately("river_endgame", ["standard", "standard"])
+    with pytest.raises(OptionError, match="workers"):
+        solve_threshold_separately("river_endgame", MODELS, workers=0)
+
+
+def test_an_unknown_model_is_reported_not_raised():
+    _, outcome = solve_threshold_separately("river_endgame", ["standard", "nope"], first=False)
+    assert outcome["standard"] == "feasible" and outcome["nope"].startswith("error: ") and "nope" in outcome["nope"]
