@@ -170,9 +170,9 @@ def solve_threshold(
 
     ``indicators``: ``native`` (SCIP's indicator constraints; the default with
     ``backend="scip"`` unless the program has SOS2 sets), ``bigm`` (default otherwise) or
-    ``hull``. ``select``: ``any``
-    (feasibility, the paper's program), ``lowest`` or ``highest`` (the conforming
-    equilibrium with the smallest / largest sum of thresholds; solver-independent).
+    ``hull``. ``select``: ``any`` (feasibility, the paper's program), ``lowest`` or
+    ``highest`` (the conforming equilibrium with the smallest / largest sum of thresholds;
+    solver-independent).
     ``min_width``: every region at least this wide (signal units). Raises
     :class:`ModelInfeasible` when no equilibrium conforms to the model.
 
@@ -338,16 +338,16 @@ def _plan_certificate(ex: dict) -> Exploitability:
     )
 
 
-def _model_feasibility(spec: Any, model: str | ParametricModel, options: dict) -> tuple[str, str]:
-    """Solve one model's program (in a worker process); (model name, outcome)."""
-    name = model if isinstance(model, str) else model.name
+def _model_feasibility(job: tuple[int, Any, str | ParametricModel, dict]) -> tuple[int, str]:
+    """Solve one model's program (in a worker process); (the model's index, outcome)."""
+    index, spec, model, options = job
     try:
         solve_threshold(spec, model, **options)
     except ModelInfeasible:
-        return name, "infeasible"
+        return index, "infeasible"
     except (ModelError, SolverError) as exc:
-        return name, "error: " + " ".join(str(exc).split())
-    return name, "feasible"
+        return index, "error: " + " ".join(str(exc).split())
+    return index, "feasible"
 
 
 def solve_threshold_separately(
@@ -379,25 +379,20 @@ def solve_threshold_separately(
     if len(set(names)) != len(names):
         raise ModelError(f"models named twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
     outcome = dict.fromkeys(names, "not run")
-    winner: str | ParametricModel | None = None
-    by_name = dict(zip(names, models))
+    winner: int | None = None
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(models))) as pool:
-        jobs = pool.imap_unordered(_model_feasibility_star, [(spec, m, options) for m in models])
-        for name, result in jobs:
-            outcome[name] = result
+        jobs = [(i, spec, m, options) for i, m in enumerate(models)]
+        for i, result in pool.imap_unordered(_model_feasibility, jobs):
+            outcome[names[i]] = result
             if result == "feasible" and winner is None:
-                winner = by_name[name]
+                winner = i
                 if first:
                     pool.terminate()
                     break
     if winner is None:
         return None, outcome
-    return solve_threshold(spec, winner, **options), outcome
-
-
-def _model_feasibility_star(job: tuple) -> tuple[str, str]:
-    return _model_feasibility(*job)
+    return solve_threshold(spec, models[winner], **options), outcome
 
 
 __all__ = [

@@ -106,8 +106,9 @@ def solve_scip(
 @register
 class ScipBackend(Backend):
     """SCIP (Bolusani et al., "The SCIP Optimization Suite 9.0", 2024) through PySCIPOpt:
-    LP (SoPlex) with duals, MILP, SOS1/SOS2 and bilinear terms (spatial branch and bound,
-    through Pyomo's ``scip_direct``), and native indicator constraints for disjunctions."""
+    LP (SoPlex) with duals, MILP, SOS1/SOS2 and bilinear terms (spatial branch and bound),
+    and native indicator constraints for disjunctions. Models that do not compile to a
+    matrix (SOS sets, products) are built by :func:`~.disjunctive.build_native_scip`."""
 
     name = "scip"
     module = "pyscipopt"
@@ -141,11 +142,9 @@ class ScipBackend(Backend):
         # SCIP's indicator constraints beside SOS2 sets stall its search: the three-player,
         # two-card Kuhn threshold program (k = 3) is solved in seconds with big-M rows and
         # not in 120 s with indicator constraints
-        import pyomo.environ as pyo
+        from ..formulations.products import count_sos
 
-        if model is not None and next(model.component_data_objects(pyo.SOSConstraint, active=True), None) is not None:
-            return "bigm"
-        return "native"
+        return "bigm" if model is not None and count_sos(model, 2) else "native"
 
     def _solve_with_pyomo_interface(
         self, model: Any, *, time_limit: float | None, verbose: bool, options: dict[str, Any]
