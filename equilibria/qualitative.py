@@ -19,7 +19,7 @@ import numpy as np
 
 from .answer import Answer
 from .formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
-from .instances.bayesian_games import resolve_model
+from .instances.bayesian_games import model_sets, resolve_model, standard_models
 from .models import checks
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
 from .models.best_response import Exploitability, certify
@@ -58,6 +58,7 @@ class ThresholdSolution(Answer):
     strategies: list[np.ndarray]
     verification: dict
     indicators: str
+    join: dict | None = None
 
     @property
     def is_equilibrium(self) -> bool:
@@ -78,7 +79,7 @@ class ThresholdSolution(Answer):
         lo, hi = float(self.game.breakpoints[0]), float(self.game.breakpoints[-1])
         for p in range(self.game.num_players):
             bounds = [lo] + list(self.thresholds[p]) + [hi]
-            for j, q in enumerate(self.program.plan_indices[p]):
+            for j, q in enumerate(self.model.plan_indices(self.game)[p]):
                 rows.append(
                     {
                         "player": p + 1,
@@ -108,6 +109,7 @@ class ThresholdSolution(Answer):
             "promised_epsilon": program.promised_epsilon,
             "certified_epsilon": self.certified_epsilon,
             "num_products": program.num_products,
+            **({"join": self.join} if self.join else {}),
         }
 
     @property
@@ -162,6 +164,10 @@ def solve_threshold(
     time_limit: float | None = None,
     extensive_check: bool = True,
     verbose: bool = False,
+    models: Sequence[str | ParametricModel] | None = None,
+    join: str | None = None,
+    refinement: str | ParametricModel | None = None,
+    workers: int = 2,
 ) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
 
@@ -183,6 +189,14 @@ def solve_threshold(
     :mod:`equilibria.formulations.threshold_milfp`. ``mccormick`` adds envelope cuts;
     ``every_signal`` makes every finite signal prefer its side's plan at each threshold
     (default: on with three or more players).
+
+    Several models (``models``, or every model the game ships when only ``join`` is
+    given), of which one is known to hold: ``join="one-program"`` (the default with
+    ``models``) joins them in one program through their common US-refinement
+    (``refinement``, found when not given; :mod:`equilibria.formulations.threshold_join`),
+    ``join="separate"`` solves each model's program in ``workers`` processes and answers
+    with the first feasible (:func:`solve_threshold_separately`). The answer's ``model``
+    is the model that holds and ``join`` says how it was found.
     """
     checks.name("backend", backend, optional=False)
     checks.name("indicators", indicators)
@@ -199,6 +213,70 @@ def solve_threshold(
         from .instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
+    if models is not None or join is not None:
+        if model is not None:
+            raise ModelError("give one model, or several models to join, not both")
+        if join not in (None, "one-program", "separate"):
+            raise checks.OptionError(f"join must be one-program or separate, not {join!r}")
+        sets = model_sets(game)
+        names: list[str | ParametricModel] = []
+        for m in models if models is not None else list(standard_models(game).values()):
+            names.extend(sets[m] if isinstance(m, str) and m in sets else [m])
+        if not names:
+            raise ModelError(f"'{game.name}' ships no models to join; give them")
+        if join == "separate":
+            if refinement is not None:
+                raise checks.OptionError("a refinement joins models in one program; separate programs take none")
+            found, outcome = solve_threshold_separately(
+                game,
+                names,
+                workers=workers,
+                backend=backend,
+                indicators=indicators,
+                cells=cells,
+                select=select,
+                min_width=min_width,
+                epsilon=epsilon,
+                breakpoints=breakpoints,
+                products=products,
+                mccormick=mccormick,
+                every_signal=every_signal,
+                time_limit=time_limit,
+                extensive_check=extensive_check,
+            )
+            if found is None:
+                raise ModelInfeasible(
+                    f"no equilibrium of {game.name} conforms to any of the models (each program is "
+                    "infeasible or failed): " + "; ".join(f"{k}: {v}" for k, v in outcome.items())
+                )
+            found.join = {"join": "separate", "outcomes": outcome, "holds": found.model.name}
+            found.seconds = {"total": time.perf_counter() - t0, **found.seconds}
+            return found
+        unused = {
+            "min_width": min_width,
+            "epsilon": epsilon,
+            "breakpoints": breakpoints,
+            "products": products,
+            "every_signal": every_signal,
+        }
+        given = [k for k, v in unused.items() if v not in (None, 0.0)] + (["mccormick"] if mccormick else [])
+        if given:
+            raise checks.OptionError(
+                f"a join of models in one program takes no {given[0]} (two players, exact equations)"
+            )
+        return _solve_joined(
+            game,
+            [resolve_model(game, m) for m in names],
+            refinement=None if refinement is None else resolve_model(game, refinement),
+            backend=backend,
+            indicators=indicators,
+            cells=cells,
+            select=select,
+            time_limit=time_limit,
+            extensive_check=extensive_check,
+            verbose=verbose,
+            t0=t0,
+        )
     model = resolve_model(game, model)
     with stage("building the threshold program"):
         program = threshold_milfp(
@@ -232,8 +310,37 @@ def solve_threshold(
     m = program.model
     t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
+    thresholds = tuple([float(t[k]) for k in program.thresholds if owner[k] == p] for p in range(game.num_players))
+    return _certified(
+        game,
+        model,
+        program,
+        thresholds,
+        backend=backend,
+        indicators=indicators,
+        cells=cells,
+        extensive_check=extensive_check,
+        seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+    )
+
+
+def _certified(
+    game: BayesianGame,
+    model: ParametricModel,
+    program: ThresholdProgram,
+    thresholds: tuple[list[float], ...],
+    *,
+    backend: str,
+    indicators: str,
+    cells: int,
+    extensive_check: bool,
+    seconds: dict,
+    join: dict | None = None,
+) -> ThresholdSolution:
+    """The answer of ``model``'s ``thresholds``: strategies projected on the finite game
+    (or a discretisation into ``cells``) and certified there by exact best responses."""
+    t2 = time.perf_counter()
     players = range(game.num_players)
-    thresholds = tuple([float(t[k]) for k in program.thresholds if owner[k] == p] for p in players)
     cdf = tuple([float(v) for v in game.signals[p](np.asarray(thresholds[p], dtype=float))] for p in players)
     verification: dict = {}
     sequence_form, behaviors, where = None, None, "the game's signal plans"
@@ -296,12 +403,75 @@ def solve_threshold(
         strategies=strategies,
         verification=verification,
         indicators=indicators,
-        seconds={
-            "build": t1 - t0,
-            "solve": t2 - t1,
-            "verify": t3 - t2,
-            **{f"solver_{k}": v for k, v in sol.seconds.items()},
-        },
+        join=join,
+        seconds={**seconds, "verify": t3 - t2},
+    )
+
+
+def _solve_joined(
+    game: BayesianGame,
+    models: list[ParametricModel],
+    *,
+    refinement: ParametricModel | None,
+    backend: str,
+    indicators: str | None,
+    cells: int,
+    select: str,
+    time_limit: float | None,
+    extensive_check: bool,
+    verbose: bool,
+    t0: float,
+) -> ThresholdSolution:
+    """One program for several models (:func:`threshold_join`); the answer is the
+    model whose indicator is 1, with that model's thresholds, certified as a single
+    model's answer."""
+    import pyomo.environ as pyo
+
+    from .formulations.threshold_join import threshold_join
+
+    with stage("building the joined threshold program"):
+        program = threshold_join(game, models, refinement, select=select)
+    indicators = indicators or default_indicators(backend, program.model)
+    t1 = time.perf_counter()
+    with stage(f"solving the joined threshold program with {backend}"):
+        sol = solve_disjunctive(
+            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+        )
+    t2 = time.perf_counter()
+    names = ", ".join(f"'{m.name}'" for m in models)
+    if sol.status == "infeasible":
+        raise ModelInfeasible(
+            f"no equilibrium of {game.name} conforms to any of the models {names} (the joined "
+            "threshold program is infeasible)"
+        )
+    if sol.status != "optimal":
+        raise SolverError(f"joined threshold program not solved: {sol.status} ({sol.message})")
+    zeta = program.zeta()
+    chosen = int(np.argmax(zeta))
+    model = models[chosen]
+    rep = program.representatives[chosen]
+    t = {k: float(pyo.value(program.model.t[k])) for k in program.thresholds}
+    thresholds = tuple(
+        [t[rep[k]] for k in model.threshold_names if model.threshold_owner(k)[0] == p] for p in range(game.num_players)
+    )
+    join = {
+        "join": "one-program",
+        "holds": model.name,
+        "zeta": {m.name: z for m, z in zip(models, zeta)},
+        "refinement": program.parametric.name,
+        "refinement_regions": {str(p + 1): program.parametric.region_text(game, p) for p in range(game.num_players)},
+    }
+    return _certified(
+        game,
+        model,
+        program,
+        thresholds,
+        backend=backend,
+        indicators=indicators,
+        cells=cells,
+        extensive_check=extensive_check,
+        seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+        join=join,
     )
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from math import perm
 
+import numpy as np
+
 from ..models.bayesian import BayesianGame, SignalDistribution
 from ..models.errors import GameError, UnknownInstanceError
 from ..models.parametric import ModelError, ParametricModel
@@ -155,6 +157,52 @@ def river_endgame(
     )
 
 
+def river_cdf_pairs(count: int, seed: int = 0, knots: int = 6, pots: tuple[float, float] = (1.0, 8.0)) -> list[dict]:
+    """``count`` river endgames with realistic signal CDFs, as ``river_endgame`` parameters
+    (``pot``, ``cdf1``, ``cdf2``).
+
+    A Rhode Island hold'em river (Gilpin and Sandholm's game: one private card, two board
+    cards) is dealt at random; a private card's signal is the position of its three-card
+    hand among the hands of all 50 cards left (ties share a position), so a higher signal
+    wins, as in ``river_endgame``. Each player's range weighs the cards by
+    ``exp(beta * signal)`` times random noise (``beta`` drawn per player: a range that
+    bet shows strength, one that checked weakness), each card's weight spread over its
+    slot of width 1/50; the CDF is that range's, sampled at ``knots + 1`` equally spaced
+    signals and joined linearly. The pot is drawn from ``pots`` in steps of 0.5. Signals
+    are treated as independent (the card-removal dependence is left out).
+    """
+    from .hands import three_card
+
+    if count < 0 or knots < 1:
+        raise GameError("river_cdf_pairs needs count >= 0 and knots >= 1")
+    rng = np.random.default_rng(seed)
+    strength = three_card(13, 4)
+    xs = np.linspace(0.0, 1.0, knots + 1)
+    out = []
+    for _ in range(count):
+        board = rng.choice(52, size=2, replace=False)
+        cards = np.setdiff1d(np.arange(52), board)
+        value = strength(cards, np.tile(board, (cards.shape[0], 1)))
+        below = np.searchsorted(np.sort(value), value, side="left")
+        equal = np.searchsorted(np.sort(value), value, side="right") - below
+        position = (below + 0.5 * equal) / cards.shape[0]
+        half = 0.5 / cards.shape[0]
+        cdfs = []
+        for _player in range(2):
+            beta = rng.uniform(-2.0, 4.0)
+            weight = np.exp(beta * position) * rng.gamma(2.0, size=cards.shape[0])
+            weight /= weight.sum()
+            # each card's mass spread evenly over [position - half, position + half]
+            cover = np.clip((xs[:, None] - (position[None, :] - half)) / (2 * half), 0.0, 1.0)
+            F = cover @ weight
+            F[0], F[-1] = 0.0, 1.0
+            F = np.maximum.accumulate(np.round(F, 6))
+            cdfs.append("/".join(f"{x:g}:{f:.6f}" for x, f in zip(xs, F)))
+        pot = float(np.round(rng.uniform(*pots) * 2) / 2)
+        out.append({"pot": pot, "cdf1": cdfs[0], "cdf2": cdfs[1]})
+    return out
+
+
 def load_bayesian(spec: str) -> BayesianGame:
     """A registered signal game by ``"name:key=value,..."`` (the game registry's signal view)."""
     from .registry import describe
@@ -257,6 +305,32 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
             "folds to a raise, bets and calls; player 2 bluff-raises and bluff-bets with the "
             "weakest signals, then check-folds, check-calls, bets and calls, bets and raises",
         ),
+        "shifted": ParametricModel(
+            "shifted",
+            (_R1, [_R2_BLUFF, _R2_FOLD] + _R2_REST),
+            order=[
+                ("1.1", "2.1"),
+                ("2.1", "2.2"),
+                ("2.2", "1.2"),
+                ("1.2", "2.3"),
+                ("2.3", "2.4"),
+                ("2.4", "1.3"),
+                ("1.3", "1.4"),
+                ("1.4", "2.5"),
+            ],
+            game="river_endgame",
+            description="as 'standard', but player 2's bluff-raising threshold lies above player 1's "
+            "bluffing threshold (player 2 bluff-raises with a wider range than player 1 bluffs)",
+        ),
+        "check_first": ParametricModel(
+            "check_first",
+            ([_R1[1], _R1[2]], [_R2_FOLD, _R2_REST[0], _R2_REST[1], {"check": "bet", "bet": "call"}]),
+            order=[("2.1", "1.1"), ("1.1", "2.2"), ("2.2", "2.3")],
+            game="river_endgame",
+            description="player 1 only checks when first to act (check-folds, then check-calls); "
+            "player 2 bluffs, checks behind, and bets for value after a check, calling a bet with the "
+            "upper half of its checking range",
+        ),
         "bluff_raise_middle": ParametricModel(
             "bluff_raise_middle",
             (_R1, [_R2_FOLD, _R2_REST[0], {"check": "check", "bet": "raise"}] + _R2_REST[1:]),
@@ -276,6 +350,22 @@ _MODELS: dict[str, dict[str, ParametricModel]] = {
         ),
     },
 }
+
+
+#: Named sets of models per game kind: several models of which one is expected to hold.
+#: ``paper`` is the set of Ganzfried and Sandholm (2010), section 8.2 and appendix, for the
+#: river endgame: the model of Ankenman and Chen's Game 10 (``standard``), the same with one
+#: threshold shifted (``shifted``), and player 1 only checking first (``check_first``);
+#: the first is a US-refinement of the other two.
+MODEL_SETS: dict[str, dict[str, list[str]]] = {"river": {"paper": ["standard", "shifted", "check_first"]}}
+
+
+def model_sets(game: BayesianGame) -> dict[str, list[str]]:
+    """The named model sets shipped with ``game``'s kind."""
+    kind = game.parameters.get("kind", "")
+    if game.num_players != 2:
+        kind = f"{kind}:players={game.num_players}"
+    return dict(MODEL_SETS.get(kind, {}))
 
 
 def _passive_then_aggressive(players: int) -> ParametricModel:
@@ -327,6 +417,8 @@ def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> Pa
 __all__ = [
     "load_bayesian",
     "standard_models",
+    "model_sets",
+    "MODEL_SETS",
     "resolve_model",
     "one_street",
     "kuhn_continuous",
@@ -334,5 +426,6 @@ __all__ = [
     "generalized_kuhn_signals",
     "check_players",
     "river_endgame",
+    "river_cdf_pairs",
     "UnknownInstanceError",
 ]

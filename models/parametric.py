@@ -18,6 +18,7 @@ JSON form (plans name the action at every betting node the plan reaches)::
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,24 @@ class ParametricModel:
                     ways[i] += ways[i - 1]
         return ways[len(c)]
 
+    @staticmethod
+    def embedding(coarse: list, fine: list) -> tuple[int, ...] | None:
+        """The positions in ``fine`` of ``coarse``'s regions when ``coarse`` is a unique
+        subsequence of ``fine`` (Definition 13), else None."""
+        if ParametricModel._embeddings(coarse, fine) != 1:
+            return None
+        c = [_canonical(x) for x in coarse]
+        f = [_canonical(x) for x in fine]
+        # the unique embedding: match each region at the first place that still leaves
+        # room for the rest (with one embedding, the greedy match is it)
+        out, j = [], 0
+        for item in c:
+            while f[j] != item:
+                j += 1
+            out.append(j)
+            j += 1
+        return tuple(out)
+
     def refines(self, other: ParametricModel) -> bool:
         """Definition 12: every player's plan sequence of ``other`` is a subsequence of ours."""
         return other.num_players == self.num_players and all(
@@ -217,4 +236,100 @@ class ParametricModel:
         return cls.from_dict(data, source=str(path))
 
 
-__all__ = ["ModelError", "ParametricModel"]
+def _unique_supersequence(seqs: list[list[tuple]]) -> list[tuple] | None:
+    """A shortest sequence that contains each of ``seqs`` as a unique subsequence and
+    repeats no item twice in a row, or None when there is none.
+
+    Breadth-first over states (how far the greedy match of each sequence has got, and the
+    number of embeddings of each of its prefixes, capped at 2). Every step appends the next
+    item of some sequence, so lengths are bounded by the sum of the lengths and the search
+    is complete: an item that advances no sequence can be dropped without adding
+    embeddings. A state in which a sequence's matched prefix already embeds twice is dead,
+    because its unmatched rest must come later and extends both embeddings.
+    """
+    start = (tuple(0 for _ in seqs), tuple((1,) + (0,) * len(q) for q in seqs))
+    parent: dict[tuple, tuple | None] = {start: None}
+    level = [start]
+    for _ in range(sum(len(q) for q in seqs)):
+        nxt = []
+        for state in level:
+            pos, ways = state
+            for item in dict.fromkeys(q[i] for q, i in zip(seqs, pos) if i < len(q)):
+                new_pos, new_ways = [], []
+                for q, i, w in zip(seqs, pos, ways):
+                    w2 = list(w)
+                    for k in range(len(q), 0, -1):
+                        if q[k - 1] == item:
+                            w2[k] = min(2, w2[k] + w2[k - 1])
+                    i2 = i + 1 if i < len(q) and q[i] == item else i
+                    if w2[i2] >= 2:
+                        break
+                    new_pos.append(i2)
+                    new_ways.append(tuple(w2))
+                else:
+                    child = (tuple(new_pos), tuple(new_ways))
+                    if child not in parent:
+                        parent[child] = (state, item)
+                        nxt.append(child)
+                        if all(i == len(q) for q, i in zip(seqs, child[0])):
+                            out = []
+                            node: tuple | None = child
+                            while parent[node] is not None:  # type: ignore[index]
+                                node, it = parent[node]  # type: ignore[index, misc]
+                                out.append(it)
+                            return out[::-1]
+        level = nxt
+    return None
+
+
+def common_us_refinement(models: list[ParametricModel]) -> ParametricModel:
+    """The coarsest common US-refinement of ``models`` (Definitions 12 and 13 of Ganzfried
+    and Sandholm 2010): per player, a shortest plan sequence in which every model's
+    sequence is a unique subsequence. A model that is itself one of the shortest is
+    returned as it is (with its order). ModelError names two models that conflict, and
+    the player whose plans do, when there is none."""
+    if not models:
+        raise ModelError("a join needs at least one model")
+    players = {m.num_players for m in models}
+    if len(players) != 1:
+        raise ModelError(
+            "models for different numbers of players cannot be joined: "
+            + ", ".join(f"'{m.name}' {m.num_players}" for m in models)
+        )
+    plans: dict[tuple, dict] = {}
+    per_player = []
+    for p in range(models[0].num_players):
+        seqs = []
+        for m in models:
+            seqs.append([_canonical(r) for r in m.regions[p]])
+            plans.update({_canonical(r): dict(r) for r in m.regions[p]})
+        found = _unique_supersequence(seqs)
+        if found is None:
+            for a, b in itertools.combinations(range(len(models)), 2):
+                if _unique_supersequence([seqs[a], seqs[b]]) is None:
+                    raise ModelError(
+                        f"models '{models[a].name}' and '{models[b].name}' have no common US-refinement: "
+                        f"no sequence of player {p + 1}'s plans contains both models' region sequences "
+                        "as unique subsequences (Definition 13); join them with others, or solve them "
+                        "separately"
+                    )
+            raise ModelError(
+                f"models {', '.join(repr(m.name) for m in models)} have no common US-refinement: no "
+                f"sequence of player {p + 1}'s plans contains all their region sequences as unique "
+                "subsequences (Definition 13), although every two of them have one"
+            )
+        per_player.append(found)
+    for m in models:
+        if all(len(m.regions[p]) == len(per_player[p]) for p in range(m.num_players)) and all(
+            m.us_refines(o) for o in models
+        ):
+            return m
+    return ParametricModel(
+        "refinement",
+        tuple([plans[item] for item in seq] for seq in per_player),
+        game=models[0].game,
+        description="common US-refinement of " + ", ".join(m.name for m in models),
+    )
+
+
+__all__ = ["ModelError", "ParametricModel", "common_us_refinement"]

@@ -5,7 +5,8 @@
     equilibria info GAME [--json]
     equilibria games [--json]
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
-    equilibria threshold GAME [--model NAME|FILE.json] [--backend B] [--indicators native|bigm|hull]
+    equilibria threshold GAME [--model NAME|FILE.json ...] [--join one-program|separate] [--refinement R]
+        [--backend B] [--indicators native|bigm|hull]
         [--epsilon E] [--breakpoints K] [--products sos2|cc|incremental|log|dlog|exact]
                                 [--select any|lowest|highest] [--json]
     equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
@@ -216,10 +217,16 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     from ..routes import solve
     from ..solvers.disjunctive import write_disjunctive
 
+    several = args.join is not None or len(args.model or []) > 1
+    if args.refinement and args.join == "separate":
+        raise _usage("--refinement joins models in one program; --join separate takes none")
+    if args.refinement and not several:
+        raise _usage("--refinement needs several --model or --join")
+    chosen = {"models": args.model, "join": args.join or "one-program", "refinement": args.refinement}
     sol = solve(
         args.game,
         "threshold",
-        model=args.model,
+        **(chosen if several else {"model": (args.model or [None])[0]}),
         backend=args.backend,
         indicators=args.indicators,
         cells=args.cells,
@@ -241,6 +248,13 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     game = sol.game
     print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
     print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
+    if sol.join:
+        if sol.join["join"] == "one-program":
+            zeta = ", ".join(f"{k} {v:g}" for k, v in sol.join["zeta"].items())
+            print(f"join            one program over the common US-refinement '{sol.join['refinement']}'; zeta: {zeta}")
+        else:
+            outcomes = ", ".join(f"{k} {v}" for k, v in sol.join["outcomes"].items())
+            print(f"join            separate programs: {outcomes}")
     players = range(game.num_players)
     for p in players:
         ts = ", ".join(f"{t:.6f}" for t in sol.thresholds[p]) or "(none)"
@@ -441,7 +455,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("threshold", help="solve a signal game from a qualitative (parametric) model")
     p.add_argument("game", help="one_street:pot=R, kuhn_continuous, generalized_kuhn:cards=N, river_endgame, ...")
     p.add_argument(
-        "--model", type=_text, default=None, help="a model shipped with the game (default 'standard') or a .json file"
+        "--model",
+        type=_text,
+        action="append",
+        default=None,
+        help="a model shipped with the game (default 'standard') or a .json file; give it again "
+        "for several models of which one holds",
+    )
+    p.add_argument(
+        "--join",
+        choices=("one-program", "separate"),
+        default=None,
+        help="several models: one program through their common US-refinement (default), or each "
+        "model's program in worker processes, the first feasible answering; without --model, every "
+        "model the game ships",
+    )
+    p.add_argument(
+        "--refinement",
+        type=_text,
+        default=None,
+        help="the models' common US-refinement (a model name or .json file; default: the coarsest, found)",
     )
     p.add_argument("--backend", type=_text, default="highs", help="highs (default), scip or pyomo:NAME")
     p.add_argument(
