@@ -213,6 +213,8 @@ def solve_threshold(
         from .instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
+    if isinstance(model, str) and model in model_sets(game) and models is None:
+        models, model = [model], None  # a shipped set of models names several
     if models is not None or join is not None:
         if model is not None:
             raise ModelError("give one model, or several models to join, not both")
@@ -225,8 +227,7 @@ def solve_threshold(
         if not names:
             raise ModelError(f"'{game.name}' ships no models to join; give them")
         if join == "separate":
-            if refinement is not None:
-                raise checks.OptionError("a refinement joins models in one program; separate programs take none")
+            extra: dict[str, Any] = {"refinement": refinement} if refinement is not None else {}
             found, outcome = solve_threshold_separately(
                 game,
                 names,
@@ -243,6 +244,7 @@ def solve_threshold(
                 every_signal=every_signal,
                 time_limit=time_limit,
                 extensive_check=extensive_check,
+                **extra,
             )
             if found is None:
                 raise ModelInfeasible(
@@ -422,57 +424,77 @@ def _solve_joined(
     verbose: bool,
     t0: float,
 ) -> ThresholdSolution:
-    """One program for several models (:func:`threshold_join`); the answer is the
-    model whose indicator is 1, with that model's thresholds, certified as a single
-    model's answer."""
+    """One program for several models (:func:`threshold_join`); the answer is the model
+    whose indicator is 1, with that model's thresholds, certified as a single model's
+    answer. A model whose answer the certificate finds exploitable (its program checks
+    the models' indifferences and the omitted plans at the thresholds only, not every
+    signal) is dropped and the program solved again over the others, with the same
+    refinement; ``join["rejected"]`` names the models dropped so."""
     import pyomo.environ as pyo
 
     from .formulations.threshold_join import threshold_join
+    from .models.parametric import common_us_refinement
 
-    with stage("building the joined threshold program"):
-        program = threshold_join(game, models, refinement, select=select)
-    indicators = indicators or default_indicators(backend, program.model)
-    t1 = time.perf_counter()
-    with stage(f"solving the joined threshold program with {backend}"):
-        sol = solve_disjunctive(
-            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+    refinement = refinement if refinement is not None else common_us_refinement(models)
+    t0_build = time.perf_counter()
+    remaining = list(models)
+    rejected: dict[str, float] = {}
+    seconds: dict[str, float] = {"build": 0.0, "solve": 0.0}
+    while True:
+        t1 = time.perf_counter()
+        with stage("building the joined threshold program"):
+            program = threshold_join(game, remaining, refinement, select=select)
+        indicators = indicators or default_indicators(backend, program.model)
+        t2 = time.perf_counter()
+        with stage(f"solving the joined threshold program with {backend}"):
+            sol = solve_disjunctive(
+                program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+            )
+        t3 = time.perf_counter()
+        seconds["build"] += t2 - t1
+        seconds["solve"] += t3 - t2
+        names = ", ".join(f"'{m.name}'" for m in remaining)
+        if sol.status == "infeasible":
+            dropped = f"; dropped as exploitable: {', '.join(rejected)}" if rejected else ""
+            raise ModelInfeasible(
+                f"no equilibrium of {game.name} conforms to any of the models {names} (the joined "
+                f"threshold program is infeasible){dropped}"
+            )
+        if sol.status != "optimal":
+            raise SolverError(f"joined threshold program not solved: {sol.status} ({sol.message})")
+        zeta = program.zeta()
+        chosen = int(np.argmax(zeta))
+        model = remaining[chosen]
+        rep = program.representatives[chosen]
+        t = {k: float(pyo.value(program.model.t[k])) for k in program.thresholds}
+        thresholds = tuple(
+            [t[rep[k]] for k in model.threshold_names if model.threshold_owner(k)[0] == p]
+            for p in range(game.num_players)
         )
-    t2 = time.perf_counter()
-    names = ", ".join(f"'{m.name}'" for m in models)
-    if sol.status == "infeasible":
-        raise ModelInfeasible(
-            f"no equilibrium of {game.name} conforms to any of the models {names} (the joined "
-            "threshold program is infeasible)"
+        join = {
+            "join": "one-program",
+            "holds": model.name,
+            "zeta": {m.name: z for m, z in zip(remaining, zeta)},
+            "rejected": dict(rejected),
+            "refinement": refinement.name,
+            "refinement_regions": {str(p + 1): refinement.region_text(game, p) for p in range(game.num_players)},
+        }
+        answer = _certified(
+            game,
+            model,
+            program,
+            thresholds,
+            backend=backend,
+            indicators=indicators,
+            cells=cells,
+            extensive_check=extensive_check,
+            seconds={"game": t0_build - t0, **seconds},
+            join=join,
         )
-    if sol.status != "optimal":
-        raise SolverError(f"joined threshold program not solved: {sol.status} ({sol.message})")
-    zeta = program.zeta()
-    chosen = int(np.argmax(zeta))
-    model = models[chosen]
-    rep = program.representatives[chosen]
-    t = {k: float(pyo.value(program.model.t[k])) for k in program.thresholds}
-    thresholds = tuple(
-        [t[rep[k]] for k in model.threshold_names if model.threshold_owner(k)[0] == p] for p in range(game.num_players)
-    )
-    join = {
-        "join": "one-program",
-        "holds": model.name,
-        "zeta": {m.name: z for m, z in zip(models, zeta)},
-        "refinement": program.parametric.name,
-        "refinement_regions": {str(p + 1): program.parametric.region_text(game, p) for p in range(game.num_players)},
-    }
-    return _certified(
-        game,
-        model,
-        program,
-        thresholds,
-        backend=backend,
-        indicators=indicators,
-        cells=cells,
-        extensive_check=extensive_check,
-        seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
-        join=join,
-    )
+        if answer.is_equilibrium or len(remaining) == 1:
+            return answer
+        rejected[model.name] = float(answer.exploitability or 0.0)
+        remaining.pop(chosen)
 
 
 def _program_sizes(program: ThresholdProgram) -> dict:
@@ -508,16 +530,41 @@ def _plan_certificate(ex: dict) -> Exploitability:
     )
 
 
+def satisfies_model(
+    game: BayesianGame, model: str | ParametricModel, thresholds: Sequence[Sequence[float]], backend: str = "highs"
+) -> bool:
+    """True when ``model``'s own threshold program (one model, as :func:`solve_threshold`
+    builds it) is feasible with its thresholds fixed at ``thresholds`` (per player,
+    ascending, in signal units): the check that a joined program's answer conforms to the
+    model it names (to 1e-9 in each threshold)."""
+    model = resolve_model(game, model)
+    program = threshold_milfp(game, model)
+    owner = [model.threshold_owner(k) for k in program.thresholds]
+    for k, (p, j) in zip(program.thresholds, owner):
+        # a window of 1e-9 rather than fixed values: a fixed order row the point breaks is
+        # refused by Pyomo's compiler instead of being reported infeasible
+        value = float(thresholds[p][j - 1])
+        program.model.t[k].setlb(value - 1e-9)
+        program.model.t[k].setub(value + 1e-9)
+    sol = solve_disjunctive(program.model, backend=backend, indicators=default_indicators(backend, program.model))
+    if sol.status not in ("optimal", "infeasible"):
+        raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+    return sol.status == "optimal"
+
+
 def _model_feasibility(job: tuple[int, Any, str | ParametricModel, dict]) -> tuple[int, str]:
     """Solve one model's program (in a worker process); (the model's index, outcome)."""
     index, spec, model, options = job
     try:
-        solve_threshold(spec, model, **options)
+        if "refinement" in options:
+            answer = solve_threshold(spec, models=[model], **options)
+        else:
+            answer = solve_threshold(spec, model, **options)
     except ModelInfeasible:
         return index, "infeasible"
     except (ModelError, SolverError) as exc:
         return index, "error: " + " ".join(str(exc).split())
-    return index, "feasible"
+    return index, "feasible" if answer.is_equilibrium else "feasible, exploitable"
 
 
 def solve_threshold_separately(
@@ -533,12 +580,18 @@ def solve_threshold_separately(
 
     Ganzfried and Sandholm ("Computing equilibria by incorporating qualitative models",
     2010) name this as the alternative to one program over several models: when one of
-    the models is known to hold, the first feasible program answers. With ``first`` the
+    the models is known to hold, the first feasible program answers. With a
+    ``refinement`` among the options each model's program is the joined program of that
+    model alone over the refinement (the one program's rows with that model's ``zeta``
+    fixed to 1, including the rows on the plans it omits), so both routes solve the same
+    programs; without it, each model's own program. With ``first`` the
     remaining programs are stopped as soon as one is feasible; without it every model is
     tried (so that the outcome of each is known). ``options`` are those of
     :func:`solve_threshold`. Returns (the answer of the feasible model, re-solved in this
     process so that it carries its program and certificate, or None when none is
-    feasible; ``{model name: "feasible" | "infeasible" | "not run" | "error: ..."}``).
+    feasible; ``{model name: "feasible" | "feasible, exploitable" | "infeasible" | "not run"
+    | "error: ..."}``). A program whose answer the certificate finds exploitable (the model
+    admits a point that is no equilibrium) does not answer; the others go on.
     """
     import multiprocessing
 
@@ -562,6 +615,8 @@ def solve_threshold_separately(
                     break
     if winner is None:
         return None, outcome
+    if "refinement" in options:
+        return solve_threshold(spec, models=[models[winner]], **options), outcome
     return solve_threshold(spec, models[winner], **options), outcome
 
 
@@ -571,5 +626,6 @@ __all__ = [
     "project",
     "solve_threshold",
     "solve_threshold_separately",
+    "satisfies_model",
     "DEFAULT_CELLS",
 ]

@@ -218,8 +218,6 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     from ..solvers.disjunctive import write_disjunctive
 
     several = args.join is not None or len(args.model or []) > 1
-    if args.refinement and args.join == "separate":
-        raise _usage("--refinement joins models in one program; --join separate takes none")
     if args.refinement and not several:
         raise _usage("--refinement needs several --model or --join")
     chosen = {"models": args.model, "join": args.join or "one-program", "refinement": args.refinement}
