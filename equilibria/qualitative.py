@@ -226,7 +226,19 @@ def solve_threshold(
             names.extend(sets[m] if isinstance(m, str) and m in sets else [m])
         if not names:
             raise ModelError(f"'{game.name}' ships no models to join; give them")
+        joinable = game.num_players == 2 and not (
+            min_width or epsilon or breakpoints or products or every_signal or mccormick
+        )
         if join == "separate":
+            if refinement is None and joinable:
+                # a model that omits plans holds only where the omitted plans are no better,
+                # rows its own program lacks: solve it over the models' common refinement
+                from .models.parametric import common_us_refinement
+
+                try:
+                    refinement = common_us_refinement([resolve_model(game, m) for m in names])
+                except ModelError:
+                    refinement = None  # no common refinement: each model's own program
             extra: dict[str, Any] = {"refinement": refinement} if refinement is not None else {}
             found, outcome = solve_threshold_separately(
                 game,
@@ -252,6 +264,8 @@ def solve_threshold(
                     "infeasible or failed): " + "; ".join(f"{k}: {v}" for k, v in outcome.items())
                 )
             found.join = {"join": "separate", "outcomes": outcome, "holds": found.model.name}
+            if refinement is not None:
+                found.join["refinement"] = resolve_model(game, refinement).name
             found.seconds = {"total": time.perf_counter() - t0, **found.seconds}
             return found
         unused = {
@@ -567,6 +581,25 @@ def _model_feasibility(job: tuple[int, Any, str | ParametricModel, dict]) -> tup
     return index, "feasible" if answer.is_equilibrium else "feasible, exploitable"
 
 
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (if it is not running) with its standard
+    error on the null device. Every worker process imports Pyomo, which makes a
+    multiprocessing lock; a worker stopped early cannot release it, and the tracker, which
+    releases it, would otherwise print a warning per lock to the command's stderr."""
+    import os
+    from multiprocessing import resource_tracker
+
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 def solve_threshold_separately(
     spec: Any,
     models: Sequence[str | ParametricModel],
@@ -593,6 +626,7 @@ def solve_threshold_separately(
     | "error: ..."}``). A program whose answer the certificate finds exploitable (the model
     admits a point that is no equilibrium) does not answer; the others go on.
     """
+    import gc
     import multiprocessing
 
     checks.count("workers", workers)
@@ -604,15 +638,28 @@ def solve_threshold_separately(
     outcome = dict.fromkeys(names, "not run")
     winner: int | None = None
     context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(models))) as pool:
+    _quiet_resource_tracker()
+    pool = context.Pool(min(workers, len(models)))
+    finished = False
+    try:
         jobs = [(i, spec, m, options) for i, m in enumerate(models)]
         for i, result in pool.imap_unordered(_model_feasibility, jobs):
             outcome[names[i]] = result
             if result == "feasible" and winner is None:
                 winner = i
                 if first:
-                    pool.terminate()
                     break
+        else:
+            finished = True
+    finally:
+        if finished:
+            pool.close()  # workers leave normally and release what they hold
+        else:
+            pool.terminate()
+        pool.join()
+        # collected now: the command line leaves by os._exit, before finalizers would run
+        del pool
+        gc.collect()
     if winner is None:
         return None, outcome
     if "refinement" in options:

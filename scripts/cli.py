@@ -252,7 +252,8 @@ def cmd_threshold(args: argparse.Namespace) -> int:
             print(f"join            one program over the common US-refinement '{sol.join['refinement']}'; zeta: {zeta}")
         else:
             outcomes = ", ".join(f"{k} {v}" for k, v in sol.join["outcomes"].items())
-            print(f"join            separate programs: {outcomes}")
+            over = f" over the common US-refinement '{sol.join['refinement']}'" if "refinement" in sol.join else ""
+            print(f"join            separate programs{over}: {outcomes}")
     players = range(game.num_players)
     for p in players:
         ts = ", ".join(f"{t:.6f}" for t in sol.thresholds[p]) or "(none)"

@@ -176,6 +176,16 @@ def test_join_and_separate_programs_agree_on_the_models_that_hold():
             assert not holds
 
 
+def test_separate_route_checks_omitted_plans_over_the_common_refinement_by_default():
+    # check_first omits player 1's bets: alone, its program admits a point where betting pays
+    game = river_endgame(**river_cdf_pairs(13, seed=1)[12])
+    alone, outcome = solve_threshold_separately(game, ["check_first"], first=False)
+    assert alone is None and outcome["check_first"] == "feasible, exploitable"
+    answer = solve_threshold(game, models=PAPER, join="separate")
+    assert answer.join["refinement"] == "standard" and answer.join["holds"] == "check_first"
+    assert answer.exploitability <= 1e-6
+
+
 def test_join_refuses_more_than_two_players_and_product_options():
     with pytest.raises(ModelError, match="two players"):
         solve_threshold("kuhn:players=3", models=["standard"])
@@ -218,3 +228,28 @@ def test_cli_no_model_holds_is_one_line():
     assert res.returncode == 2 and res.stdout == ""
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "standard: infeasible; shifted: infeasible" in lines[0], res.stderr
+
+
+@pytest.mark.slow
+def test_one_hundred_river_endgames_every_answer_certified_and_conforming():
+    models = list(standard_models(river_endgame()).values())
+    p0 = common_us_refinement(models)
+    answered = 0
+    for params in river_cdf_pairs(100, seed=0):
+        game = river_endgame(**params)
+        holds = set()
+        for m in models:
+            try:
+                if solve_threshold(game, models=[m], refinement=p0).is_equilibrium:
+                    holds.add(m.name)
+            except ModelInfeasible:
+                pass
+        try:
+            answer = solve_threshold(game, models=models, refinement=p0)
+        except ModelInfeasible:
+            assert not holds, params
+            continue
+        answered += 1
+        assert answer.exploitability <= 1e-6 and answer.join["holds"] in holds, params
+        assert satisfies_model(game, answer.model, answer.thresholds), params
+    assert answered > 0
