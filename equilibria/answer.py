@@ -44,7 +44,8 @@ class Answer:
     of ``sequence_form``); ``certified_in`` says on which game the ``certificate`` was
     computed (``"the game"`` for the full game; a shrunk game or a discretisation
     otherwise). ``value`` is player 1's value where the route computes one (two-player
-    zero-sum), else player 1's payoff under the profile. ``sizes`` holds the program's
+    zero-sum), else player 1's payoff under the profile; ``zero_sum`` is False for a game
+    whose payoffs do not cancel (then ``payoffs`` matter, not a value). ``sizes`` holds the program's
     rows, columns, nonzeros (and binaries where there are any); ``seconds`` the wall time
     of each stage.
     """
@@ -61,6 +62,7 @@ class Answer:
     behaviors: list[np.ndarray] | None = None
     sizes: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
+    zero_sum: bool = True
 
     @property
     def exploitability(self) -> float | None:
@@ -82,7 +84,7 @@ class Answer:
         """Two-player zero-sum games: certified bounds on player 1's game value, what
         player 1's strategy guarantees against a best response and what player 2's concedes
         to one (their difference is the NashConv). None otherwise."""
-        if self.certificate is None or len(self.certificate.best_response_values) != 2:
+        if self.certificate is None or len(self.certificate.best_response_values) != 2 or not self.zero_sum:
             return None
         br = self.certificate.best_response_values
         return float(-br[1]), float(br[0])
@@ -151,6 +153,7 @@ class Answer:
             "exploitability": self.exploitability,
             "nash_conv": self.nash_conv,
             "payoffs": self.payoffs,
+            "zero_sum": self.zero_sum,
             "certified_in": self.certified_in,
         }
         if self.value_bounds is not None:

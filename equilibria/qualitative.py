@@ -408,6 +408,7 @@ def _certified(
         value=float(cert.payoffs[0]),
         certificate=cert,
         certified_in=where,
+        zero_sum=game.tree.zero_sum,
         sequence_form=sequence_form,
         behaviors=behaviors,
         sizes=_program_sizes(program),

@@ -192,9 +192,12 @@ def threshold_join(
         grid = np.indices((J, J)).reshape(2, -1).T
         pay = tree.showdown_payoffs(grid if game.winner == "higher" else -grid)  # (J*J, terminals, 2)
         valid = np.ones((J, J))
+        pmf = [np.diff(Fc[p]) for p in range(2)]
         if game.deal == "without_replacement":
             np.fill_diagonal(valid, 0.0)
-        pmf = [np.diff(Fc[p]) for p in range(2)]
+        elif game.deal == "joint":  # dependent signals: joint over product of marginals
+            product = np.outer(pmf[0], pmf[1])
+            valid = np.divide(game.joint_table(), product, out=np.zeros((J, J)), where=product > 0)
 
         def finite_difference(p: int, qa: int, qb: int) -> list[tuple[int, np.ndarray]]:
             """Per other region r with a difference: (r, diff[s, j]) of player p's plan qa

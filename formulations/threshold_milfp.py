@@ -32,9 +32,11 @@ Finite signals: the masses are ``w[o, j, r]``, the probability that player ``o``
 signal ``j`` and plays region ``r``, linear in ``C[k, s] = min(F(t_k), F(s))``, the
 owner's mass below every signal end. The threshold sits inside one signal's piece and the
 equation is written for that signal (``piece[k, s].indifference``), summing over the
-others' signals with the exact law of the deal: independent (ties split the pot) or
+others' signals with the exact law of the deal: independent (ties split the pot),
 distinct cards from one deck (tuples that repeat a card are left out; the others are
-equally likely). Products are shared by every threshold of a player. A threshold may also
+equally likely) or any joint law (dependent signals, such as ranks dealt from a deck with
+several suits: each tuple weighed by its joint probability over the product of the
+marginals, the law the masses carry). Products are shared by every threshold of a player. A threshold may also
 sit exactly between two signals (``boundary[k, b]``): then no signal mixes, and the signal
 below must weakly prefer the lower plan, the one above the upper plan; without this case a
 pure equilibrium would make the program infeasible.
@@ -267,12 +269,22 @@ def threshold_milfp(
         pay = tree.showdown_payoffs(strength)  # (J**n, terminals, n)
         if game.deal == "without_replacement":
             srt = np.sort(grid, axis=1)
-            valid = np.all(srt[:, 1:] != srt[:, :-1], axis=1).reshape((J,) * n)
+            valid = np.all(srt[:, 1:] != srt[:, :-1], axis=1).reshape((J,) * n).astype(float)
             # a tuple of distinct signals has probability 1 / (J (J-1) ... (J-n+1)); the
             # equation weighs it by the others' pmfs, J**-(n-1)
             deal_weight = float(J) ** (n - 1) / math.prod(range(J - n + 1, J + 1))
+        elif game.deal == "joint":
+            # dependent signals: a deal's weight is its joint probability over the product
+            # of the marginals the masses w carry, so that the equation of (p, s) is the
+            # payoff difference conditional on s (weight: the marginal of s)
+            marginals = [np.asarray(game.signals[o].pmf, dtype=float) for o in range(n)]
+            product = marginals[0]
+            for f in marginals[1:]:
+                product = np.multiply.outer(product, f)
+            joint = game.joint_table()
+            valid = np.divide(joint, product, out=np.zeros_like(joint), where=product > 0)
         else:
-            valid = np.ones((J,) * n, dtype=bool)
+            valid = np.ones((J,) * n)
 
         def signal_weight(p: int, s: int) -> float:
             return deal_weight if game.deal == "without_replacement" else float(game.signals[p].pmf[s - 1])

@@ -17,6 +17,7 @@ from math import perm
 import numpy as np
 
 from ..models.bayesian import BayesianGame, SignalDistribution
+from ..models.betting import BettingTree
 from ..models.errors import GameError, UnknownInstanceError
 from ..models.parametric import ModelError, ParametricModel
 from .betting import kuhn_betting, one_street_betting, river_betting
@@ -67,26 +68,85 @@ def _parse_cdf(text: str) -> SignalDistribution:
     return SignalDistribution(tuple(xs), tuple(fs))
 
 
-def one_street(pot: float = 1.0, cards: int = 0, deal: str = "without_replacement") -> BayesianGame:
-    """Ganzfried and Sandholm (2010), section 3: pot ``pot``, player 1 checks or bets 1, player 2 calls or folds;
-    the lower signal wins; uniform signals on [0, 1] (or ``cards`` equally likely ones)."""
-    if pot <= 0:
-        raise GameError("one_street needs a positive pot")
-    s = _signals(cards)
-    return BayesianGame(
-        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''})",
-        one_street_betting(pot),
-        (s, s),
-        winner="lower",
-        deal=deal if cards else "independent",
-        parameters={"kind": "one_street", "pot": pot, "cards": cards},
+def deck_joint(ranks: int, suits: int, players: int = 2) -> np.ndarray:
+    """The joint law of the ranks ``players`` players are dealt from one deck of
+    ``ranks`` x ``suits`` cards (one card each, without replacement): an array with one
+    axis of ``ranks`` per player. Ranks are dependent unless ``suits`` is large: holding
+    a rank makes it rarer for the others (with one suit, impossible)."""
+    if ranks < 1 or suits < 1 or ranks * suits < players:
+        raise GameError(f"a deck of {ranks} ranks x {suits} suits cannot deal {players} players a card each")
+    grid = np.indices((ranks,) * players).reshape(players, -1).T
+    prob = np.ones(grid.shape[0])
+    for i in range(players):
+        earlier = (grid[:, :i] == grid[:, i : i + 1]).sum(axis=1)  # same rank dealt before
+        prob *= np.clip(suits - earlier, 0, None) / float(ranks * suits - i)
+    return prob.reshape((ranks,) * players)
+
+
+def _deck_game(
+    name: str, tree: BettingTree, cards: int, suits: int, players: int, winner: str, deal: str, parameters: dict
+) -> BayesianGame:
+    """A game of ``cards`` ranks dealt from a deck of ``suits`` cards per rank."""
+    if not cards:
+        raise GameError(f"'{parameters['kind']}': parameter suits needs cards (the number of ranks)")
+    if deal != "without_replacement":
+        raise GameError(f"'{parameters['kind']}': parameter suits deals from one deck (deal=without_replacement)")
+    names = [tuple(str(i + 1) for i in range(cards))] * players
+    return BayesianGame.from_joint(
+        name, tree, deck_joint(cards, suits, players), winner=winner, names=names, parameters=parameters
     )
 
 
-def kuhn_continuous(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> BayesianGame:
+def _check_rake(game: str, rake: float) -> float:
+    if not 0.0 <= rake < 1.0:
+        raise GameError(f"'{game}': parameter rake must be a fraction of the pot from 0 to below 1, not {rake!r}")
+    return rake
+
+
+def _rake_text(rake: float) -> str:
+    return f", rake={rake:g}" if rake else ""
+
+
+def one_street(
+    pot: float = 1.0, cards: int = 0, deal: str = "without_replacement", rake: float = 0.0, suits: int = 1
+) -> BayesianGame:
+    """Ganzfried and Sandholm (2010), section 3: pot ``pot``, player 1 checks or bets 1, player 2 calls or folds;
+    the lower signal wins; uniform signals on [0, 1] (or ``cards`` equally likely ones).
+    ``rake``: the fraction of the pot the house keeps (a general-sum game). ``suits``:
+    the ``cards`` ranks are dealt from a deck of ``suits`` cards each (dependent signals;
+    equal ranks split the pot)."""
+    if pot <= 0:
+        raise GameError("one_street needs a positive pot")
+    if suits != 1:
+        return _deck_game(
+            f"one_street(pot={pot:g}, cards={cards}, suits={suits}{_rake_text(rake)})",
+            one_street_betting(pot, rake=_check_rake("one_street", rake)),
+            cards,
+            suits,
+            2,
+            "lower",
+            deal,
+            {"kind": "one_street", "pot": pot, "cards": cards, "suits": suits} | ({"rake": rake} if rake else {}),
+        )
+    s = _signals(cards)
+    return BayesianGame(
+        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''}{_rake_text(rake)})",
+        one_street_betting(pot, rake=_check_rake("one_street", rake)),
+        (s, s),
+        winner="lower",
+        deal=deal if cards else "independent",
+        parameters={"kind": "one_street", "pot": pot, "cards": cards} | ({"rake": rake} if rake else {}),
+    )
+
+
+def kuhn_continuous(
+    cards: int = 0, deal: str = "without_replacement", players: int = 2, rake: float = 0.0, suits: int = 1
+) -> BayesianGame:
     """G-infinity of Ganzfried and Sandholm (2010), section 8.1: Kuhn poker's betting with uniform [0, 1] signals,
     the higher wins. With ``cards=n``: G_n (distinct cards 1..n). ``players`` players
-    (Kuhn betting for that many, :func:`kuhn_betting`)."""
+    (Kuhn betting for that many, :func:`kuhn_betting`). ``rake``: the fraction of the pot
+    the house keeps. ``suits``: the ``n`` ranks are dealt from a deck of ``suits`` cards
+    each (dependent signals; equal ranks split the pot)."""
     check_players("kuhn_continuous", players)
     if cards and deal == "without_replacement" and cards < players:
         raise GameError(f"'kuhn_continuous': parameter cards must be at least players ({players}), not {cards}")
@@ -94,23 +154,43 @@ def kuhn_continuous(cards: int = 0, deal: str = "without_replacement", players: 
     name = f"G_{cards}" if cards else "G_infinity"
     if players != 2:
         name += f" ({players} players)"
+    if rake:
+        name += f" ({_rake_text(rake)[2:]})"
+    if suits != 1:
+        return _deck_game(
+            name + f" ({suits} suits)",
+            kuhn_betting(players=players, rake=_check_rake("kuhn_continuous", rake)),
+            cards,
+            suits,
+            players,
+            "higher",
+            deal,
+            {"kind": "kuhn", "cards": cards, "suits": suits}
+            | ({"players": players} if players != 2 else {})
+            | ({"rake": rake} if rake else {}),
+        )
     return BayesianGame(
         name,
-        kuhn_betting(players=players),
+        kuhn_betting(players=players, rake=_check_rake("kuhn_continuous", rake)),
         (s,) * players,
         winner="higher",
         deal=deal if cards else "independent",
-        parameters={"kind": "kuhn", "cards": cards} | ({"players": players} if players != 2 else {}),
+        parameters={"kind": "kuhn", "cards": cards}
+        | ({"players": players} if players != 2 else {})
+        | ({"rake": rake} if rake else {}),
     )
 
 
-def generalized_kuhn_signals(cards: int = 3, players: int = 2) -> BayesianGame:
+def generalized_kuhn_signals(cards: int = 3, players: int = 2, suits: int = 1) -> BayesianGame:
     """G_n as a finite-signal game (the extensive form is ``generalized_kuhn:cards=n``),
-    for ``players`` players (at most ``cards``)."""
+    for ``players`` players (at most ``cards``); with ``suits``, ranks 1..n dealt from a
+    deck of ``suits`` cards each."""
     check_players("generalized_kuhn", players)
-    if cards < max(2, players):
+    if suits < 1:
+        raise GameError(f"'generalized_kuhn': parameter suits must be at least 1, not {suits}")
+    if cards < 2 or cards * suits < players:
         raise GameError(f"'generalized_kuhn': parameter cards must be at least {max(2, players)}, not {cards}")
-    return kuhn_continuous(cards=cards, players=players)
+    return kuhn_continuous(cards=cards, players=players, suits=suits)
 
 
 def kuhn_signals(players: int = 2) -> BayesianGame:
@@ -135,12 +215,14 @@ def river_endgame(
     cdf2: str = RIVER_DEFAULT_CDF[1],
     cards: int = 0,
     deal: str = "without_replacement",
+    rake: float = 0.0,
 ) -> BayesianGame:
     """Ganzfried and Sandholm (2010), section 8.2: a river endgame with pot ``pot`` and bets of 1; player 1 checks
     or bets; after a check player 2 checks or bets and player 1 calls or folds; after a bet
     player 2 folds, calls or raises 1 and player 1 calls or folds a raise. Signals on
     [0, 1] follow piecewise-linear CDFs ``cdf1``/``cdf2`` given as ``signal:F`` points
-    joined by ``/``; the higher signal wins."""
+    joined by ``/``; the higher signal wins. ``rake``: the fraction of the pot the house
+    keeps."""
     if pot <= 0:
         raise GameError("river_endgame needs a positive pot")
     if cards:
@@ -148,12 +230,12 @@ def river_endgame(
     else:
         s1, s2 = _parse_cdf(cdf1), _parse_cdf(cdf2)
     return BayesianGame(
-        f"river_endgame(pot={pot:g})",
-        river_betting(pot),
+        f"river_endgame(pot={pot:g}{_rake_text(rake)})",
+        river_betting(pot, rake=_check_rake("river_endgame", rake)),
         (s1, s2),
         winner="higher",
         deal=deal if cards else "independent",
-        parameters={"kind": "river", "pot": pot, "cards": cards},
+        parameters={"kind": "river", "pot": pot, "cards": cards} | ({"rake": rake} if rake else {}),
     )
 
 

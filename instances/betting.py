@@ -65,7 +65,7 @@ def limit_betting(ante: float, raise_sizes: Sequence[float], max_raises: Sequenc
     return t.finish()
 
 
-def kuhn_betting(ante: float = 1.0, bet: float = 1.0, players: int = 2) -> BettingTree:
+def kuhn_betting(ante: float = 1.0, bet: float = 1.0, players: int = 2, rake: float = 0.0) -> BettingTree:
     """Kuhn poker's betting for ``players`` players (as in OpenSpiel's ``kuhn_poker``):
     each player in turn checks or bets while nobody has bet; after a bet every later
     player, in turn around the table up to the bettor, calls or folds. Nobody betting is
@@ -73,8 +73,9 @@ def kuhn_betting(ante: float = 1.0, bet: float = 1.0, players: int = 2) -> Betti
 
     With two players: check or bet; after a check, check or bet; a bet is called or
     folded. Nodes are numbered the same way for every number of players (all children
-    of a decision, then its subtrees in order)."""
-    t = BettingTree(num_players=players)
+    of a decision, then its subtrees in order). ``rake``: the fraction of every pot the
+    house keeps (:class:`~equilibria.models.betting.BettingTree`)."""
+    t = BettingTree(num_players=players, rake=rake)
 
     def opening(node: int, p: int) -> None:
         check, bet_ = t.decision(node, p, ["check", "bet"])
@@ -101,11 +102,11 @@ def kuhn_betting(ante: float = 1.0, bet: float = 1.0, players: int = 2) -> Betti
     return t.finish()
 
 
-def one_street_betting(pot: float) -> BettingTree:
+def one_street_betting(pot: float, rake: float = 0.0) -> BettingTree:
     """One street (Ganzfried and Sandholm 2010, section 3): player 1 checks (showdown) or
-    bets 1; player 2 calls or folds."""
+    bets 1; player 2 calls or folds. ``rake``: the fraction of the pot the house keeps."""
     half = pot / 2.0
-    t = BettingTree()
+    t = BettingTree(rake=rake)
     check, bet = t.decision(0, 0, ["check", "bet"])
     t.poker_terminal(check, (half, half))
     fold, call = t.decision(bet, 1, ["fold", "call"])
@@ -114,12 +115,13 @@ def one_street_betting(pot: float) -> BettingTree:
     return t.finish()
 
 
-def river_betting(pot: float) -> BettingTree:
+def river_betting(pot: float, rake: float = 0.0) -> BettingTree:
     """A river endgame (Ganzfried and Sandholm 2010, section 8.2): check/bet 1; after a
     check, check or bet; a bet is folded, called or raised by 1 (after a check only folded
-    or called); a raise is called or folded."""
+    or called); a raise is called or folded. ``rake``: the fraction of the pot the house
+    keeps."""
     half = pot / 2.0
-    t = BettingTree()
+    t = BettingTree(rake=rake)
     check, bet = t.decision(0, 0, ["check", "bet"])
     check2, bet2 = t.decision(check, 1, ["check", "bet"])
     t.poker_terminal(check2, (half, half))

@@ -166,24 +166,26 @@ def kuhn(players: int = 2) -> ExtensiveGame:
     return poker_game(3, 1, 1.0, (1.0,), (1,), title="Kuhn poker")
 
 
-def generalized_kuhn(cards: int = 3, players: int = 2) -> ExtensiveGame:
+def generalized_kuhn(cards: int = 3, players: int = 2, suits: int = 1) -> ExtensiveGame:
     """G_n (Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative
     models", 2010, section 8.1): Kuhn poker with cards 1..n. With ``players`` > 2 the
-    extensive form of the signal game (one chance node deals every card)."""
+    extensive form of the signal game (one chance node deals every card). ``suits``:
+    ranks 1..n, ``suits`` cards of each, dealt from one deck (two players: every card
+    dealt separately, as in Leduc hold'em's deck)."""
     from .bayesian_games import check_players, generalized_kuhn_signals
 
     if check_players("generalized_kuhn", players) != 2:
-        return generalized_kuhn_signals(cards, players).finite_game().to_extensive()
-    if cards < 2:
-        raise GameError("generalized_kuhn needs at least 2 cards")
+        return generalized_kuhn_signals(cards, players, suits).finite_game().to_extensive()
+    if cards < 2 or suits < 1:
+        raise GameError("generalized_kuhn needs at least 2 cards and 1 suit")
     return poker_game(
         cards,
-        1,
+        suits,
         1.0,
         (1.0,),
         (1,),
-        title=f"Generalized Kuhn poker G_{cards}",
-        card_names=[str(i + 1) for i in range(cards)],
+        title=f"Generalized Kuhn poker G_{cards}" + (f" ({suits} suits)" if suits != 1 else ""),
+        card_names=[str(i + 1) for i in range(cards)] if suits == 1 else None,
     )
 
 

@@ -279,10 +279,11 @@ def _entries() -> dict[str, GameEntry]:
     from .liars_dice import liars_dice
     from .poker import generalized_kuhn, kuhn, leduc, poker_nodes, rhode_island
 
-    def g_n(cards: int = 3, players: int = 2) -> int:
+    def g_n(cards: int = 3, players: int = 2, suits: int = 1) -> int:
         if players != 2:  # one chance node, then a copy of the betting tree per deal
-            return 1 + bg.kuhn_deals(cards, players) * bg.kuhn_tree_nodes(players)
-        return poker_nodes(cards, 1, 1.0, (1.0,), (1,))
+            deals = bg.kuhn_deals(cards, players) if suits == 1 else max(cards, 0) ** players
+            return 1 + deals * bg.kuhn_tree_nodes(players)
+        return poker_nodes(cards, max(suits, 1), 1.0, (1.0,), (1,))
 
     def g_n_signals(cards: int = 3, players: int = 2) -> int:
         return _signal_tree(cards, 1)
@@ -313,8 +314,11 @@ def _entries() -> dict[str, GameEntry]:
 
     signal_sizes = {"signal": _signal_pairs, "extensive": signal_game_nodes}
 
-    def kuhn_continuous_nodes(cards: int = 0, deal: str = "without_replacement", players: int = 2) -> int:
-        return 1 + bg.kuhn_deals(cards, players, deal) * bg.kuhn_tree_nodes(players)
+    def kuhn_continuous_nodes(
+        cards: int = 0, deal: str = "without_replacement", players: int = 2, suits: int = 1
+    ) -> int:
+        deals = bg.kuhn_deals(cards, players, deal if suits == 1 else "independent")
+        return 1 + deals * bg.kuhn_tree_nodes(players)
 
     kuhn_signal_sizes: dict[str, Callable[..., int]] = {
         "signal": kuhn_signal_tuples,

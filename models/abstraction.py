@@ -96,6 +96,8 @@ def uniform_buckets(game: FiniteSignalGame, buckets: int, odds: str = "exact") -
     if odds == "ordered":
         if not game.ordered:
             raise GameError("odds='ordered' needs a game whose showdown is decided by signal order")
+        if game.deal == "joint":
+            raise GameError("odds='ordered' keeps marginals only; a joint deal needs odds='exact'")
         pmf = tuple(np.bincount(maps[p], weights=game.pmf[p], minlength=buckets) for p in (0, 1))
         if game.deal == "without_replacement":
             pmf = (np.full(buckets, 1.0 / buckets),) * 2

@@ -103,15 +103,52 @@ class SignalDistribution:
         return np.interp(s, self.breakpoints, self.cdf)
 
 
+def _check_joint(joint: npt.ArrayLike | None, players: int) -> np.ndarray:
+    """``joint`` as a float array with one equal-length axis per player, non-negative and
+    summing to one; GameError saying what is wrong otherwise."""
+    table = np.asarray(joint, dtype=float)
+    if table.ndim != players or len(set(table.shape)) != 1 or table.shape[0] < 2:
+        raise GameError(
+            f"a joint law of {players} players' signals needs {players} axes of one length "
+            f"(at least 2), not shape {table.shape}"
+        )
+    if not np.all(np.isfinite(table)) or np.any(table < 0) or abs(table.sum() - 1.0) > 1e-9:
+        raise GameError(f"a joint law needs finite non-negative probabilities summing to 1 (sum {table.sum():.12g})")
+    return table
+
+
+def _joint_of(deal: str, pmf: Sequence[np.ndarray], joint: np.ndarray | None) -> np.ndarray:
+    """The joint table of a finite deal: the product of the marginals (independent), every
+    tuple of distinct signals equally likely (without replacement), or ``joint``."""
+    if deal == "joint":
+        return cast(np.ndarray, joint)
+    n = len(pmf)
+    if deal == "independent":
+        out = np.asarray(pmf[0], dtype=float)
+        for f in pmf[1:]:
+            out = np.multiply.outer(out, np.asarray(f, dtype=float))
+        return out
+    size = len(pmf[0])
+    grid = np.indices((size,) * n).reshape(n, -1).T
+    srt = np.sort(grid, axis=1)
+    distinct = np.all(srt[:, 1:] != srt[:, :-1], axis=1)
+    return (distinct / float(distinct.sum())).reshape((size,) * n)
+
+
 # ----------------------------------------------------------------------------- games
 @dataclass
 class BayesianGame:
     """Two or more players, one private signal each, a public betting tree.
 
     ``signals`` has one distribution per player of ``tree``. ``winner`` is ``"higher"``
-    or ``"lower"`` (whose signal wins a showdown). ``deal`` is ``"independent"`` or
+    or ``"lower"`` (whose signal wins a showdown). ``deal`` is ``"independent"``,
     ``"without_replacement"`` (finite signals only: the players are dealt distinct cards
-    from one deck of equally likely cards, as in G_n).
+    from one deck of equally likely cards, as in G_n) or ``"joint"`` (finite signals
+    only: dependent signals with the joint law ``joint``, an array with one axis per
+    player whose entry ``[s_1, ..., s_n]`` is the probability of that deal; ``signals``
+    must be its marginals, see :meth:`from_joint`). Dealing from a deck with several
+    cards of each rank (signal) is a joint law:
+    :func:`equilibria.instances.bayesian_games.deck_joint`.
     """
 
     name: str
@@ -120,12 +157,44 @@ class BayesianGame:
     winner: str = "higher"
     deal: str = "independent"
     parameters: dict = field(default_factory=dict)
+    joint: np.ndarray | None = None
+
+    @classmethod
+    def from_joint(
+        cls,
+        name: str,
+        tree: BettingTree,
+        joint: npt.ArrayLike,
+        winner: str = "higher",
+        names: Sequence[Sequence[str]] | None = None,
+        parameters: dict | None = None,
+    ) -> BayesianGame:
+        """A game of dependent finite signals with joint law ``joint`` (one axis per
+        player, entries summing to one); each player's signal distribution is its
+        marginal."""
+        table = _check_joint(joint, tree.num_players)
+        n = table.ndim
+        signals = tuple(
+            SignalDistribution.discrete(
+                table.sum(axis=tuple(o for o in range(n) if o != p)), None if names is None else names[p]
+            )
+            for p in range(n)
+        )
+        return cls(name, tree, signals, winner=winner, deal="joint", parameters=dict(parameters or {}), joint=table)
+
+    def joint_table(self) -> np.ndarray:
+        """The joint law of the finite signals, one axis per player, whatever the deal."""
+        if not self.finite:
+            raise GameError(f"'{self.name}' has continuous signals; a joint table is for finite signals")
+        return _joint_of(self.deal, [s.pmf for s in self.signals], self.joint)
 
     def __post_init__(self):
         if self.winner not in ("higher", "lower"):
             raise GameError(f"winner must be 'higher' or 'lower', not '{self.winner}'")
-        if self.deal not in ("independent", "without_replacement"):
-            raise GameError(f"deal must be 'independent' or 'without_replacement', not '{self.deal}'")
+        if self.deal not in ("independent", "without_replacement", "joint"):
+            raise GameError(f"deal must be 'independent', 'without_replacement' or 'joint', not '{self.deal}'")
+        if (self.joint is not None) != (self.deal == "joint"):
+            raise GameError("a joint law of the signals goes with deal='joint' (and that deal needs one)")
         if len(self.signals) != self.tree.num_players:
             raise GameError(
                 f"{len(self.signals)} signal distributions for a {self.tree.num_players}-player betting tree"
@@ -143,6 +212,15 @@ class BayesianGame:
                 raise GameError("dealing without replacement needs equally likely signals")
             if n < max(2, len(self.signals)):
                 raise GameError(f"dealing without replacement needs at least {max(2, len(self.signals))} signals")
+        if self.deal == "joint":
+            if not s1.finite:
+                raise GameError("a joint law of the signals needs finite signals")
+            self.joint = _check_joint(self.joint, len(self.signals))
+            n = self.joint.ndim
+            for p, s in enumerate(self.signals):
+                marginal = self.joint.sum(axis=tuple(o for o in range(n) if o != p))
+                if marginal.shape != s.pmf.shape or not np.allclose(marginal, s.pmf, atol=1e-9):
+                    raise GameError(f"player {p + 1}'s signal distribution is not the marginal of the joint law")
         if not s1.finite:
             lo = {s.breakpoints[0] for s in self.signals}
             hi = {s.breakpoints[-1] for s in self.signals}
@@ -186,6 +264,7 @@ class BayesianGame:
             deal=self.deal,
             names=tuple(s.names for s in self.signals),
             title=self.name,
+            joint=self.joint,
         )
 
     def with_finite_signals(self, cells: int) -> BayesianGame:
@@ -239,6 +318,8 @@ class FiniteSignalGame:
     cumulative sums, so strategy evaluation costs O(n x plans^2); abstractions hold them
     densely. With more players the game is ordered (``pmf`` given) and the deals are
     enumerated (:meth:`deals`); the showdown follows from the signals and the pot.
+    Ordered games deal ``"independent"``, ``"without_replacement"`` or ``"joint"`` (the
+    joint law ``joint``, one axis per player, as in :class:`BayesianGame`).
     """
 
     def __init__(
@@ -252,6 +333,7 @@ class FiniteSignalGame:
         names: Sequence[Sequence[str]] | None = None,
         title: str = "",
         cell_edges: np.ndarray | None = None,
+        joint: npt.ArrayLike | None = None,
     ):
         if CHANCE in tree.player:
             raise GameError(
@@ -276,6 +358,9 @@ class FiniteSignalGame:
             if len(self.pmf) != self.num_players:
                 raise GameError(f"{len(self.pmf)} signal distributions for a {self.num_players}-player betting tree")
             self.sizes = tuple(f.shape[0] for f in self.pmf)
+            if (joint is not None) != (deal == "joint"):
+                raise GameError("a joint law of the signals goes with deal='joint' (and that deal needs one)")
+            self.joint = None if joint is None else _check_joint(joint, self.num_players)
         if names is None:
             names = tuple(tuple(str(i + 1) for i in range(n)) for n in self.sizes)
         self.names = tuple(tuple(n) for n in names)
@@ -296,7 +381,9 @@ class FiniteSignalGame:
             d1, d2 = np.nonzero(joint > 0)
             return np.stack([d1, d2], axis=1), joint[d1, d2]
         grid = np.indices(self.sizes).reshape(self.num_players, -1).T
-        if self.deal == "independent":
+        if self.deal == "joint":
+            prob = cast(np.ndarray, self.joint).reshape(-1)
+        elif self.deal == "independent":
             prob = np.prod([self.pmf[p][grid[:, p]] for p in range(self.num_players)], axis=0)
         else:
             srt = np.sort(grid, axis=1)
@@ -321,7 +408,9 @@ class FiniteSignalGame:
         if not self.ordered:
             return self.masses
         n1, n2 = self.sizes
-        if self.deal == "independent":
+        if self.deal == "joint":
+            joint = cast(np.ndarray, self.joint)
+        elif self.deal == "independent":
             joint = np.outer(self.pmf[0], self.pmf[1])
         else:
             joint = np.full((n1, n2), 1.0 / (n1 * (n2 - 1)))
@@ -339,8 +428,8 @@ class FiniteSignalGame:
         sigma_opp = np.asarray(sigma_opp, dtype=float)
         n_own = self.sizes[p]
         out = np.zeros((n_own, 3, sigma_opp.shape[1]))
-        if not self.ordered:
-            win, tie, lose = self.masses
+        if not self.ordered or self.deal == "joint":
+            win, tie, lose = self.dense_masses()
             for o, m in zip((P1_WINS, TIE, P2_WINS), (win, tie, lose)):
                 out[:, o, :] = (m if p == 0 else m.T) @ sigma_opp
             return out

@@ -63,13 +63,21 @@ class BettingTree:
 
     ``separator="-"`` names histories like ``"check-bet"`` (signal games);
     ``separator=""`` with one-letter tokens gives poker's ``"rc/cr"``.
+
+    ``rake`` is the fraction of the pot the house keeps at every terminal made by
+    :meth:`poker_terminal` (a showdown or a fold): the winners share ``(1 - rake)`` times
+    the pot. With a rake the game is general-sum: the players' payoffs add up to minus
+    the rake, which depends on how much was bet.
     """
 
-    def __init__(self, separator: str = "-", num_players: int = 2) -> None:
+    def __init__(self, separator: str = "-", num_players: int = 2, rake: float = 0.0) -> None:
         if int(num_players) < 2:
             raise GameError(f"a betting tree needs at least 2 players, not {num_players}")
+        if not 0.0 <= float(rake) < 1.0:
+            raise GameError(f"the rake is a fraction of the pot from 0 to below 1, not {rake!r}")
         self.separator = separator
         self.num_players = int(num_players)
+        self.rake = float(rake)
         self.parent: list[int] = [-1]
         self.player: list[int] = [_OPEN]
         self.label: list[str] = [""]
@@ -156,9 +164,9 @@ class BettingTree:
         self._payoff[node] = pay
 
     def poker_terminal(self, node: int, contributions: Sequence[float], folder: int | Collection[int] = -1) -> None:
-        """Terminal of a zero-sum pot: each player's chips in, and who folded: one player
-        (-1: nobody) or a collection of players. The players still in share the pot by
-        their signals (:meth:`showdown_payoffs`); one player left wins it."""
+        """Terminal of a pot: each player's chips in, and who folded: one player (-1:
+        nobody) or a collection of players. The players still in share the pot, less the
+        tree's rake, by their signals (:meth:`showdown_payoffs`); one player left wins it."""
         n = self.num_players
         if len(contributions) != n:
             raise GameError(f"betting node '{self._name(node)}': {len(contributions)} contributions for {n} players")
@@ -176,13 +184,15 @@ class BettingTree:
             return
         folder = next(iter(folded)) if folded else -1
         c1, c2 = (float(c) for c in contributions)
+        kept = (c1 + c2) * (1.0 - self.rake)  # what the winner takes
         if folder == 0:
-            p1 = np.full(3, -c1)
+            p1, p2 = np.full(3, -c1), np.full(3, kept - c2)
         elif folder == 1:
-            p1 = np.full(3, c2)
-        else:
-            p1 = np.array([c2, (c2 - c1) / 2.0, -c1])
-        self.terminal(node, np.stack([p1, -p1], axis=1))
+            p1, p2 = np.full(3, kept - c1), np.full(3, -c2)
+        else:  # outcomes: player 1 wins, tie, player 2 wins
+            p1 = np.array([kept - c1, kept / 2.0 - c1, -c1])
+            p2 = np.array([-c2, kept / 2.0 - c2, kept - c2])
+        self.terminal(node, np.stack([p1, p2], axis=1))
         self.contrib[node] = (c1, c2)
         self.folder[node] = int(folder)
         self.folded[node] = folded
@@ -272,6 +282,14 @@ class BettingTree:
         return out
 
     @cached_property
+    def zero_sum(self) -> bool:
+        """True when every terminal's payoffs add up to zero under every showdown outcome
+        (no rake, and two-player payoffs given by :meth:`terminal` that cancel)."""
+        if self.num_players == 2:
+            return bool(np.allclose(self.payoff[self.terminals].sum(axis=2), 0.0, atol=1e-12))
+        return self.rake == 0.0
+
+    @cached_property
     def contributions(self) -> np.ndarray:
         """Array (nodes, players): chips each player has put in (terminals; zeros elsewhere)."""
         return np.array(self.contrib, dtype=float).reshape(self.num_nodes, self.num_players)
@@ -290,9 +308,9 @@ class BettingTree:
 
         ``strength`` has shape (deals, players): a larger number is a better hand. Among
         the players who have not folded, those of the best strength share the pot
-        equally; every player loses the chips put in. Returns an array (deals,
-        terminals, players) with terminals in the order of :attr:`terminals`; each row
-        sums to zero.
+        equally, less the rake; every player loses the chips put in. Returns an array
+        (deals, terminals, players) with terminals in the order of :attr:`terminals`; each
+        row sums to minus the rake taken there (zero without a rake).
         """
         s = np.asarray(strength, dtype=float)
         leaves = np.asarray(self.terminals, dtype=np.int64)
@@ -300,7 +318,7 @@ class BettingTree:
         active = ~self.folded_mask[leaves]  # (T, n)
         masked = np.where(active[None, :, :], s[:, None, :], -np.inf)  # (D, T, n)
         winners = masked == masked.max(axis=2, keepdims=True)
-        share = contrib.sum(axis=1)[None, :] / winners.sum(axis=2)  # (D, T)
+        share = contrib.sum(axis=1)[None, :] * (1.0 - self.rake) / winners.sum(axis=2)  # (D, T)
         return winners * share[:, :, None] - contrib[None, :, :]
 
     def decision_nodes(self, p: int) -> list[int]:

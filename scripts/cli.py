@@ -271,7 +271,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
                 if len(mixed) > 1:
                     parts = "; ".join(f"{w:.6f} {game.tree.plan_text(p, q)}" for q, w in mixed)
                     print(f"  player {p + 1} signal {names[s]}: {parts}")
-    if game.num_players == 2:
+    if game.num_players == 2 and sol.zero_sum:
         print(f"value (player 1) {sol.value:.12f}")
     else:
         print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))

@@ -27,3 +27,43 @@ def is_behavior_profile(eq, game) -> bool:
             if abs(sum(float(p) for p in dict(mixed_action).values()) - 1.0) > 1e-9:
                 return False
     return True
+
+
+def max_regret(game, sequence_form, behaviors) -> float:
+    """pygambit's own largest regret of our behaviour profile on ``game`` (an
+    ExtensiveGame with ``sequence_form``), the game rebuilt in pygambit and every
+    information set reached by its path of child indices (pygambit 17's history API)."""
+    import numpy as np
+    from pygambit import H
+
+    from equilibria.models.gambit_io import to_pygambit
+
+    gg = to_pygambit(game)
+    profile = gg.mixed_behavior_profile(rational=False)
+    first_node: dict[int, int] = {}
+    for v in range(game.num_nodes):
+        k = int(game.infoset[v])
+        if k >= 0 and k not in first_node:
+            first_node[k] = v
+
+    def labels_to(v: int) -> list[str]:
+        steps = []
+        while v:
+            parent = int(game.parent[v])
+            steps.append(v - int(game.first_child[parent]))
+            v = parent
+        labels: list[str] = []
+        for i in reversed(steps):
+            labels.append(gg.get_actions(H.path(*labels))[i])
+        return labels
+
+    for p, ps in enumerate(sequence_form.players):
+        for i in range(ps.num_infosets):
+            path = labels_to(first_node[int(ps.infoset_global[i])])
+            actions = gg.get_actions(H.path(*path))
+            seqs = int(ps.infoset_first_sequence[i]) + np.arange(int(ps.infoset_num_actions[i]))
+            weights = {a: float(behaviors[p][s]) for a, s in zip(actions, seqs)}
+            if sum(weights.values()) <= 0:  # unreached: any mix (regret there is weighted zero)
+                weights = dict.fromkeys(actions, 1.0)
+            profile[H.path(*path)] = weights
+    return float(profile.max_regret())
