@@ -236,6 +236,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         breakpoints=args.breakpoints,
         products=args.products,
         mccormick=args.mccormick,
+        **({"every_signal": True} if args.every_signal else {}),
     )
     assert isinstance(sol, ThresholdSolution)
     if args.write:
@@ -521,6 +522,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how products of the others' masses are written (default log; exact: bilinear, for SCIP)",
     )
     p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
+    p.add_argument(
+        "--every-signal",
+        action="store_true",
+        help="finite signals: every signal must prefer its region's plan to every other plan "
+        "(a feasible answer is then an equilibrium whatever the model)",
+    )
     p.add_argument("--time-limit", type=_number("positive"), default=None)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")

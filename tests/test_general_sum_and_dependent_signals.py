@@ -207,3 +207,12 @@ def test_three_player_deck_deals_are_the_enumerated_deck():
 def test_bad_joint_laws_are_refused_saying_why(make, words):
     with pytest.raises((GameError, UnknownInstanceError), match=words):
         make()
+
+
+def test_cli_every_signal_certifies_a_deck_game_the_paper_program_gets_wrong():
+    plain = json.loads(run_cli("threshold", "generalized_kuhn:cards=4,suits=3", "--json").stdout)
+    res = run_cli("threshold", "generalized_kuhn:cards=4,suits=3", "--every-signal", "--json")
+    assert res.returncode == 0, res.stderr
+    checked = json.loads(res.stdout)
+    assert plain["exploitability"] > 1e-3 and checked["exploitability"] <= 1e-9
+    assert checked["value"] == pytest.approx(solve_game("generalized_kuhn:cards=4,suits=3").value, abs=1e-6)
