@@ -31,8 +31,9 @@ class RouteError(EquilibriaError):
 
 @dataclass(frozen=True)
 class Route:
-    """A registered route: the game view it needs, the function (``module:name``) that
-    runs it on that view, and a one-line summary."""
+    """A registered route: the game view it needs (alternatives joined by ``|``, the
+    first the game offers is used), the function (``module:name``) that runs it on that
+    view, and a one-line summary."""
 
     name: str
     view: str
@@ -71,6 +72,12 @@ register_route(
     "GameShrink, then the shrunk game's LP; strategies lifted to the full game and certified there",
 )
 register_route(
+    "nash",
+    "normal|extensive",
+    "equilibria.nash:solve_nash",
+    "MIP Nash: an equilibrium of a two-player general-sum game by mixed-integer programming",
+)
+register_route(
     "threshold",
     "signal",
     "equilibria.qualitative:solve_threshold",
@@ -97,8 +104,8 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
         raise RouteError(f"route '{route}' takes no option '{unknown[0]}'; it takes: {', '.join(accepted)}")
     t0 = time.perf_counter()
     description = describe(game)
-    with stage(f"building {description.spec} ({r.view} form)"):
-        view = description.view(r.view, f"the {route} route")
+    with stage(f"building {description.spec} ({r.view.replace('|', ' or ')} form)"):
+        view = description.first_view(r.view, f"the {route} route")
     seconds = time.perf_counter() - t0
     answer = r.function()(view, **options)
     answer.seconds = {"game": seconds, **answer.seconds}

@@ -40,7 +40,8 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
         node = int(sf.terminal_nodes[off[0]])
         raise GameError(
             f"the sequence-form LP needs a zero-sum game, but the payoffs at "
-            f"{sf.game.describe_node(node)} sum to {float(sums[off[0]])!r}"
+            f"{sf.game.describe_node(node)} sum to {float(sums[off[0]])!r} (general-sum games: "
+            "equilibria nash)"
         )
     p, o = player, 1 - player
     Ep = sf.players[p].constraint_matrix

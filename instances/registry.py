@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..models.efg import ExtensiveGame
     from ..models.ordered import OrderedGame
 
-VIEWS = ("extensive", "ordered", "signal")
+VIEWS = ("extensive", "ordered", "signal", "normal")
 
 
 class ViewUnavailable(EquilibriaError):
@@ -219,6 +219,15 @@ class GameDescription:
         """The game as a BayesianGame (private signals, public betting)."""
         return self.view("signal")
 
+    def first_view(self, views: str, purpose: str = "") -> Any:
+        """The first of ``views`` (names joined by ``|``) the game offers, built once;
+        ViewUnavailable for the last one when it offers none."""
+        names = views.split("|")
+        for name in names[:-1]:
+            if name in self.factories:
+                return self.view(name, purpose)
+        return self.view(names[-1], purpose)
+
 
 def _signal_extensive(make_signal: Callable[[], Any], spec: str) -> Callable[[], Any]:
     def build() -> ExtensiveGame:
@@ -229,6 +238,16 @@ def _signal_extensive(make_signal: Callable[[], Any], spec: str) -> Callable[[],
             )
         return game.finite_game().to_extensive()
 
+    return build
+
+
+def _normal_extensive(factory: Callable[..., Any]) -> Callable[..., Any]:
+    """The extensive form of the normal-form game ``factory`` makes (same parameters)."""
+
+    def build(**kwargs: Any) -> ExtensiveGame:
+        return factory(**kwargs).to_extensive()
+
+    build.__signature__ = inspect.signature(factory)  # type: ignore[attr-defined]
     return build
 
 
@@ -275,6 +294,7 @@ def _two_player_view(factory: Callable[..., Any], name: str, view: str) -> Calla
 
 def _entries() -> dict[str, GameEntry]:
     from . import bayesian_games as bg
+    from . import normal_form_games as nf
     from . import ordered_games as og
     from .liars_dice import liars_dice
     from .poker import generalized_kuhn, kuhn, leduc, poker_nodes, rhode_island
@@ -362,6 +382,16 @@ def _entries() -> dict[str, GameEntry]:
             "liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}, {"extensive": _liars_dice_nodes}
         ),
         GameEntry(
+            "mipnash_test",
+            "G_k of the MIP Nash paper: a two-player game with one equilibrium of support 2k - 1 each",
+            {"normal": nf.mipnash_test, "extensive": _normal_extensive(nf.mipnash_test)},
+        ),
+        GameEntry(
+            "random_normal",
+            "a random normal-form game (family uniform or covariant with rho; rows, cols, players, seed)",
+            {"normal": nf.random_normal, "extensive": _normal_extensive(nf.random_normal)},
+        ),
+        GameEntry(
             "one_street",
             "one betting street, lower signal wins (threshold programs)",
             {"signal": bg.one_street},
@@ -436,6 +466,7 @@ def describe(spec: Any) -> GameDescription:
     """
     from ..models.bayesian import BayesianGame
     from ..models.efg import ExtensiveGame
+    from ..models.normal_form import NormalFormGame
     from ..models.ordered import OrderedGame
 
     if isinstance(spec, GameDescription):
@@ -444,6 +475,9 @@ def describe(spec: Any) -> GameDescription:
         return GameDescription(spec.title or "game", spec.title or "game", {}, {"extensive": lambda: spec})
     if isinstance(spec, OrderedGame):
         return GameDescription(spec.name, spec.name, {}, {"ordered": lambda: spec, "extensive": spec.to_extensive})
+    if isinstance(spec, NormalFormGame):
+        title = spec.title or "game"
+        return GameDescription(title, title, {}, {"normal": lambda: spec, "extensive": spec.to_extensive})
     if isinstance(spec, BayesianGame):
         factories: dict[str, Callable[[], Any]] = {"signal": lambda: spec}
         if spec.finite:
@@ -464,6 +498,14 @@ def describe(spec: Any) -> GameDescription:
         )
     if spec.startswith("openspiel:"):
         return _openspiel(spec)
+    if spec.endswith(".nfg"):
+        from ..models.nfg_io import read_nfg
+
+        path = Path(spec)
+        if not path.is_file():
+            raise UnknownInstanceError(f"no such file: {spec}")
+        game_nfg = read_nfg(path)  # read now: a bad file is named before any route runs
+        return GameDescription(spec, path.stem, {}, {"normal": lambda: game_nfg, "extensive": game_nfg.to_extensive})
     if spec.endswith(".efg") or Path(spec).is_file():
         from ..models.efg_io import read_efg
 

@@ -303,6 +303,59 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_nash(args: argparse.Namespace) -> int:
+    from ..nash import NashSolution
+    from ..routes import solve
+
+    sol = solve(
+        args.game,
+        "nash",
+        formulation=args.formulation,
+        objective=args.objective,
+        backend=args.backend,
+        time_limit=args.time_limit,
+        verbose=args.verbose,
+    )
+    assert isinstance(sol, NashSolution)
+    if args.write:
+        from ..solvers import write_problem
+
+        write_problem(sol.problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+    if args.json:
+        print(sol.to_json())
+        return 0
+    print(f"game            {sol.game_name or args.game}" + ("" if not sol.zero_sum else "  (zero-sum)"))
+    print(f"program         MIP Nash formulation {sol.formulation}, objective {sol.objective}")
+    for entry in sol.profile():
+        p = entry["player"] - 1
+        if sol.mixed is not None and sol.normal_form is not None:
+            names = sol.normal_form.strategy_names[p]
+            parts = [f"{n} {w:.6f}" for n, w in zip(names, sol.mixed[p]) if w > 1e-9]
+            print(f"player {p + 1} ({entry['name']}): " + ", ".join(parts))
+            continue
+        print(f"player {p + 1} ({entry['name']})")
+        for info in entry["infosets"]:
+            line = ", ".join(f"{a} {w:.6f}" for a, w in zip(info["actions"], info["probabilities"]))
+            print(f"  {info['infoset']:>4}  {info['label']}: {line}")
+    print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))
+    print(
+        "regrets         "
+        + ", ".join(f"{r:.3e}" for r in sol.regrets)
+        + f"  (exact best responses; NashConv {sol.nash_conv:.3e})"
+    )
+    if sol.proven_bound is not None:
+        print(
+            f"proven bound    sum of regrets <= {sol.proven_bound:.3e} (from the objective {sol.objective_value:.3e})"
+        )
+    sizes = sol.sizes
+    print(f"program size    {sizes['rows']} rows, {sizes['columns']} columns, {sizes['binaries']} binaries")
+    print(f"status          {sol.status} ({sol.backend})")
+    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
+    if args.write:
+        print(f"program         written to {args.write}")
+    return 0
+
+
 def cmd_backends(args: argparse.Namespace) -> int:
     from ..solvers import CAPABILITIES, available_backends, get_backend, registered
 
@@ -533,6 +586,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=cmd_threshold)
+
+    p = sub.add_parser(
+        "nash", help="an equilibrium of a two-player general-sum game (normal or extensive form) by MIP Nash"
+    )
+    p.add_argument("game", type=_text, help="a game: mipnash_test:k=3, random_normal:rows=5, FILE.nfg, FILE.efg")
+    p.add_argument(
+        "--formulation",
+        type=int,
+        choices=(1, 2, 3, 4),
+        default=1,
+        help="1: feasibility with an objective; 2-4: minimise a regret penalty (anytime bounds)",
+    )
+    p.add_argument(
+        "--objective",
+        type=_text,
+        default="any",
+        help="formulation 1: any, welfare, maxmin, envy, min-support, max-support, best:P, worst:P",
+    )
+    p.add_argument("--backend", type=_text, default="highs", help="solver backend (see 'equilibria backends')")
+    p.add_argument("--time-limit", type=_number("positive"), default=None)
+    p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=cmd_nash)
 
     p = sub.add_parser("sweep", help="run a route over a grid of games and options; a table row per cell")
     p.add_argument("--grid", type=_text, metavar="FILE.json|FILE.yaml", help="the grid (route, games, params, options)")

@@ -67,3 +67,19 @@ def max_regret(game, sequence_form, behaviors) -> float:
                 weights = dict.fromkeys(actions, 1.0)
             profile[H.path(*path)] = weights
     return float(profile.max_regret())
+
+
+def payoffs(eq) -> list[float]:
+    """Every player's payoff under a pygambit profile, in player order."""
+    if hasattr(eq, "payoff"):  # pygambit 16
+        return [float(eq.payoff(p)) for p in eq.game.players]
+    return [float(v) for _label, v in eq.payoffs]
+
+
+def mixed(eq) -> list[list[float]]:
+    """Per player, the probabilities of a pygambit mixed-strategy profile."""
+    out = []
+    for p in eq.game.players:
+        values = list(eq[p])
+        out.append([float(v[1]) if isinstance(v, tuple) else float(v) for v in values])
+    return out

@@ -11,8 +11,9 @@ import numpy as np
 import equilibria
 
 
-def random_game(seed: int, max_depth: int = 4, buckets: int = 2) -> equilibria.ExtensiveGame:
-    """A random tree: chance at the root, depth >= 3, integer zero-sum payoffs."""
+def random_game(seed: int, max_depth: int = 4, buckets: int = 2, general_sum: bool = False) -> equilibria.ExtensiveGame:
+    """A random tree: chance at the root, depth >= 3, integer payoffs, zero-sum unless
+    ``general_sum`` (then player 2's payoff is drawn on its own)."""
     rng = np.random.default_rng(seed)
     b = equilibria.GameBuilder(["P1", "P2"], title=f"random {seed}")
     actions_of: dict[tuple, int] = {}
@@ -21,7 +22,7 @@ def random_game(seed: int, max_depth: int = 4, buckets: int = 2) -> equilibria.E
         must_continue = depth < 3
         if not must_continue and (depth >= max_depth or rng.random() < 0.25):
             u = int(rng.integers(-5, 6))
-            b.terminal(node, [u, -u])
+            b.terminal(node, [u, int(rng.integers(-5, 6)) if general_sum else -u])
             return
         if chance_left and rng.random() < 0.3 and depth > 0:
             k = int(rng.integers(2, 4))

@@ -1,0 +1,245 @@
+"""MIP Nash (Sandholm, Gilpin and Conitzer 2005) on normal-form and extensive-form
+two-player general-sum games.
+
+Oracles: the closed-form unique equilibrium of the paper's G_k; pygambit's own regret of
+our profiles and the equilibria its ``enummixed_solve`` enumerates (every extreme
+equilibrium of a nondegenerate game: the best welfare over all equilibria is attained at
+one of them, welfare being bilinear on each product set of equilibria); Kuhn poker's value
+-1/18.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from equilibria.instances.normal_form_games import mipnash_test, random_normal
+from equilibria.models.checks import OptionError
+from equilibria.models.errors import GameError
+from equilibria.models.nfg_io import NfgError, parse_nfg, read_nfg, write_nfg
+from equilibria.models.normal_form import NormalFormGame
+from equilibria.nash import solve_nash
+
+from .gambit_compat import max_regret, mixed, payoffs
+from .random_games import random_game
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def gbt():
+    return pytest.importorskip("pygambit")
+
+
+def strategic(gbt, game: NormalFormGame):
+    if hasattr(gbt, "StrategicGame"):  # pygambit 17
+        return gbt.StrategicGame.from_arrays(*game.payoffs)
+    return gbt.Game.from_arrays(*game.payoffs)
+
+
+def gambit_regret(gbt, game: NormalFormGame, mixed) -> float:
+    g = strategic(gbt, game)
+    profile = g.mixed_strategy_profile([list(map(float, m)) for m in mixed], rational=False)
+    return float(profile.max_regret())
+
+
+# ---------------------------------------------------------------- G_k
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("formulation", [1, 2, 3, 4])
+def test_g_k_unique_equilibrium_found(k, formulation):
+    answer = solve_nash(f"mipnash_test:k={k}", formulation=formulation)
+    cyc = 2 * k - 1
+    for p in range(2):
+        assert answer.mixed[p][:cyc] == pytest.approx(np.full(cyc, 1 / cyc), abs=1e-7)
+        assert answer.mixed[p][cyc:] == pytest.approx(np.zeros(2 * k), abs=1e-7)
+    assert answer.payoffs == pytest.approx([3.0, 3.0], abs=1e-7)
+    assert max(answer.regrets) <= 1e-9
+
+
+def test_g_k_is_the_published_table():
+    u = mipnash_test(2).payoffs  # rows a1..a3 b1..b4, columns c1..c3 d1..d4
+    assert (u[0, 0, 1], u[1, 0, 1]) == (2, 4) and (u[0, 0, 2], u[1, 0, 2]) == (4, 2)  # a1 vs c2, c3 (= c0)
+    assert (u[0, 0, 0], u[1, 0, 0]) == (3, 3) and (u[0, 1, 4], u[1, 1, 4]) == (2, 0)
+    assert (u[0, 3, 0], u[1, 3, 0]) == (0, 2)
+    assert (u[0, 3, 3], u[1, 3, 3]) == (3, 0) and (u[0, 3, 4], u[1, 3, 4]) == (0, 3)  # b1: d1, partner d2
+    assert (u[0, 4, 4], u[1, 4, 4]) == (3, 0) and (u[0, 4, 3], u[1, 4, 3]) == (0, 3)  # b2: d2, partner d1
+    assert (u[0, 3, 5], u[1, 3, 5]) == (0, 0)
+
+
+# ---------------------------------------------------------------- random normal form
+def random_games(count: int):
+    rng = np.random.default_rng(2005)
+    for seed in range(count):
+        rows, cols = (int(v) for v in rng.integers(2, 11, size=2))
+        family = ("uniform", "covariant")[seed % 2]
+        rho = float(rng.uniform(-0.9, 0.9))
+        yield random_normal(rows, cols, family=family, rho=rho, seed=seed)
+
+
+def check_against_enummixed(gbt, game: NormalFormGame) -> None:
+    result = gbt.nash.enummixed_solve(strategic(gbt, game), rational=False)
+    welfare = [sum(payoffs(eq)) for eq in result.equilibria]
+    anyone = solve_nash(game)
+    assert gambit_regret(gbt, game, anyone.mixed) <= 1e-6
+    best = solve_nash(game, objective="welfare")
+    assert gambit_regret(gbt, game, best.mixed) <= 1e-6
+    assert sum(best.payoffs) == pytest.approx(max(welfare), abs=1e-6), game.title
+
+
+@pytest.mark.parametrize("index", range(40))
+def test_random_games_welfare_equals_the_best_enumerated_equilibrium(gbt, index):
+    game = list(random_games(40))[index]
+    check_against_enummixed(gbt, game)
+
+
+@pytest.mark.slow
+def test_two_hundred_random_games_against_enummixed(gbt):
+    for game in random_games(200):
+        check_against_enummixed(gbt, game)
+
+
+@pytest.mark.parametrize("formulation", [2, 3, 4])
+def test_penalty_formulations_return_equilibria_by_pygambit(gbt, formulation):
+    for game in list(random_games(12)):
+        answer = solve_nash(game, formulation=formulation)
+        assert gambit_regret(gbt, game, answer.mixed) <= 1e-6
+        assert answer.proven_bound is not None and answer.proven_bound <= 1e-6
+
+
+@pytest.mark.parametrize("objective", ["maxmin", "envy", "best:1", "worst:2", "min-support", "max-support"])
+def test_objectives_pick_among_enumerated_equilibria(gbt, objective):
+    game = random_normal(6, 6, family="covariant", rho=0.5, seed=11)
+    result = gbt.nash.enummixed_solve(strategic(gbt, game), rational=False)
+    pays = np.array([payoffs(eq) for eq in result.equilibria])
+    answer = solve_nash(game, objective=objective)
+    assert gambit_regret(gbt, game, answer.mixed) <= 1e-6
+    got = np.array(answer.payoffs)
+    expected = {
+        "maxmin": lambda: pays.min(axis=1).max(),
+        "envy": lambda: np.abs(pays[:, 0] - pays[:, 1]).min(),
+        "best:1": lambda: pays[:, 0].max(),
+        "worst:2": lambda: pays[:, 1].min(),
+    }
+    measured = {
+        "maxmin": got.min(),
+        "envy": abs(got[0] - got[1]),
+        "best:1": got[0],
+        "worst:2": got[1],
+    }
+    if objective in expected:
+        assert measured[objective] == pytest.approx(expected[objective](), abs=1e-6)
+    else:
+        supports = [sum(int(np.count_nonzero(np.asarray(m) > 1e-9)) for m in mixed(eq)) for eq in result.equilibria]
+        support = int(sum(np.count_nonzero(m > 1e-9) for m in answer.mixed))
+        if objective == "min-support":
+            assert support == min(supports)
+        else:
+            assert support <= max(supports)  # allowed strategies bound the support from above
+
+
+# ---------------------------------------------------------------- extensive form
+@pytest.mark.parametrize("seed", range(25))
+def test_random_general_sum_extensive_games_have_no_regret_by_pygambit(gbt, seed):
+    game = random_game(seed, general_sum=True)
+    answer = solve_nash(game)
+    sf = answer.sequence_form
+    assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6
+    assert max(answer.regrets) <= 1e-6
+
+
+@pytest.mark.slow
+def test_one_hundred_random_general_sum_extensive_games(gbt):
+    for seed in range(100):
+        answer = solve_nash(random_game(seed, general_sum=True))
+        sf = answer.sequence_form
+        assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6, seed
+
+
+def test_zero_sum_extensive_game_payoff_is_its_value():
+    answer = solve_nash("kuhn")
+    assert answer.payoffs[0] == pytest.approx(-1 / 18, abs=1e-7) and answer.zero_sum
+
+
+# ---------------------------------------------------------------- .nfg files
+def test_nfg_round_trip_through_pygambit(gbt, tmp_path):
+    rng = np.random.default_rng(3)
+    game = NormalFormGame(
+        rng.integers(-5, 6, size=(3, 2, 3, 4)).astype(float),
+        strategy_names=[["a", "b"], ["c", "d", "e"], ["f", "g", "h", "i"]],
+        title='three "players"',
+    )
+    path = tmp_path / "g.nfg"
+    write_nfg(game, path)
+    theirs = gbt.read_nfg(str(path))
+    assert np.array_equal(np.array([np.asarray(a, dtype=float) for a in theirs.to_arrays()]), game.payoffs)
+    back = read_nfg(path)
+    assert np.array_equal(back.payoffs, game.payoffs) and back.strategy_names == game.strategy_names
+    # pygambit's own writing, read by us
+    again = parse_nfg(theirs.to_nfg())
+    assert np.array_equal(again.payoffs, game.payoffs)
+
+
+def test_nfg_payoff_layout_is_read():
+    text = 'NFG 1 R "pd" { "A" "B" } { 2 2 }\n\n3 3 5 0 0 5 1 1\n'
+    game = parse_nfg(text)
+    # player 1's strategy changes fastest: cells (1,1), (2,1), (1,2), (2,2)
+    assert game.payoffs[0].tolist() == [[3, 0], [5, 1]] and game.payoffs[1].tolist() == [[3, 5], [0, 1]]
+    answer = solve_nash(game)
+    assert [m.tolist() for m in answer.mixed] == [[0.0, 1.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('NFG 1 R "x" { "A" "B" } { 2 2 }\n\n3 3 0 5\n5 0 1\n', "line 4"),
+        ('NFG 1 R "x" { "A" "B" } { 2 0 }\n\n', "no pure strategies"),
+        ('NFG 1 R "x" { "A" "B" } { 1 1 }\n\nnan 1\n', "line 3: a payoff .* not 'nan'"),
+        ('NFG 1 R "x" { "A" "B" } { 1 1 }\n\n1 one\n', "should be a number"),
+        ('EFG 2 R "x" { "A" "B" }\n', "starts with"),
+    ],
+)
+def test_bad_nfg_files_name_the_fault(text, words):
+    with pytest.raises(GameError, match=words):
+        parse_nfg(text)
+
+
+def test_cli_nash_prints_strategies_payoffs_and_regrets_and_refuses_bad_input(tmp_path):
+    res = run_cli("nash", "mipnash_test:k=2", "--objective", "welfare")
+    assert res.returncode == 0, res.stderr
+    assert "a1 0.333333, a2 0.333333, a3 0.333333" in res.stdout and "payoffs         3.000000000" in res.stdout
+    out = json.loads(run_cli("nash", "random_normal:rows=4,cols=3,seed=5", "--formulation", "2", "--json").stdout)
+    assert len(out["payoffs"]) == 2 and len(out["regrets"]) == 2 and out["profile"][0]["infosets"][0]["infoset"] == 1
+    assert sum(out["profile"][1]["infosets"][0]["probabilities"]) == pytest.approx(1.0)
+    path = tmp_path / "bad.nfg"
+    path.write_text('NFG 1 R "x" { "A" "B" } { 1 2 }\n\nnan 1 2 3\n')
+    mps = tmp_path / "g.mps"
+    for args in (
+        [str(path)],
+        ["mipnash_test:k=2", "--objective", "nope"],
+        ["mipnash_test:k=2", "--formulation", "2", "--objective", "welfare"],
+        ["kuhn:players=3"],
+    ):
+        res = run_cli("nash", *args)
+        assert res.returncode == 2 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, (args, res)
+        assert "Traceback" not in res.stderr
+    res = run_cli("nash", "mipnash_test:k=2", "--write", str(mps))
+    assert res.returncode == 0 and mps.read_text().startswith("NAME")
+
+
+def test_bad_options_and_games_are_refused():
+    with pytest.raises(OptionError, match="formulation"):
+        solve_nash("mipnash_test", formulation=5)
+    with pytest.raises(OptionError, match="best:1"):
+        solve_nash("mipnash_test", objective="best:3")
+    with pytest.raises(GameError, match="two players"):
+        solve_nash(random_normal(2, 2, players=3))
+    with pytest.raises(GameError, match="player 2 has no pure strategies"):
+        NormalFormGame(np.zeros((2, 2, 0)))
+    with pytest.raises(NfgError):
+        parse_nfg("")
