@@ -8,6 +8,8 @@ A *view* is a way of representing the same game for a route:
                signals (GameShrink)
 ``signal``     a :class:`~equilibria.models.bayesian.BayesianGame`, private signals and a
                public betting tree (threshold programs from qualitative models)
+``normal``     a :class:`~equilibria.models.normal_form.NormalFormGame`, a payoff tensor
+               (MIP Nash; ``.nfg`` files)
 
 ``describe("leduc:ranks=4")`` returns a :class:`GameDescription`; its :meth:`view` builds
 the requested representation (once) or raises :class:`ViewUnavailable` naming the game and
