@@ -22,16 +22,20 @@ from typing import Any
 import numpy as np
 
 from .answer import Answer
-from .formulations.mip_nash import check_objective, mip_nash, read_profile
+from .formulations.linear_program import LinearProgram
+from .formulations.mip_nash import DEFAULT_PRODUCTS, check_objective, mip_nash, nash_model, read_profile
+from .formulations.products import model_size
+from .formulations.threshold_milfp import check_product_options
 from .models import checks
 from .models.best_response import certify
+from .models.checks import OptionError
 from .models.efg import ExtensiveGame
-from .models.errors import GameError, SolverError
+from .models.errors import SolverError
 from .models.normal_form import NormalFormGame
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
-from .solvers import solve
+from .solvers import solve, solve_model
 
 
 @dataclass(kw_only=True)
@@ -52,7 +56,11 @@ class NashSolution(Answer):
     objective_value: float | None = None
     best_bound: float | None = None
     proven_bound: float | None = None
-    problem: Any = None  # the LinearProgram solved (for MPS/LP export)
+    products: str = "none"
+    num_products: int = 0
+    breakpoints: int | None = None
+    promised_nash_conv: float = 0.0
+    problem: Any = None  # the LinearProgram (two players) or Pyomo model solved, for MPS/LP export
 
     @property
     def is_equilibrium(self) -> bool:
@@ -94,11 +102,29 @@ class NashSolution(Answer):
             "objective_value": self.objective_value,
             "best_bound": self.best_bound,
             "proven_bound": self.proven_bound,
+            "products": self.products,
+            "num_products": self.num_products,
+            "breakpoints": self.breakpoints,
+            "promised_nash_conv": self.promised_nash_conv,
             "profile": self.profile(),
         }
         if self.mixed is not None:
             out["mixed"] = [[float(v) for v in m] for m in self.mixed]
         return out
+
+
+def program_size(lp: LinearProgram, model: Any = None) -> dict[str, int]:
+    """Rows, columns, nonzeros (sparse program only), binaries and SOS2 sets of the program
+    solved: ``lp`` itself, or the Pyomo ``model`` with its products when there is one."""
+    if model is None:
+        return {
+            "rows": lp.num_rows,
+            "columns": lp.num_cols,
+            "nonzeros": lp.nnz,
+            "binaries": int(np.count_nonzero(lp.integrality)) if lp.integrality is not None else 0,
+            "sos2": 0,
+        }
+    return model_size(model)
 
 
 def solve_nash(
@@ -108,19 +134,31 @@ def solve_nash(
     objective: str = "any",
     backend: str = "highs",
     time_limit: float | None = None,
+    epsilon: float | None = None,
+    breakpoints: int | None = None,
+    products: str | None = None,
     verbose: bool = False,
 ) -> NashSolution:
-    """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the
-    two-player game ``game`` (a NormalFormGame, an ExtensiveGame, or anything the
-    registry resolves) and certify the profile by exact best responses.
+    """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
+    ``game`` (a NormalFormGame, an ExtensiveGame, or anything the registry resolves) and
+    certify the profile by exact best responses.
 
-    Raises GameError for a game that is not two-player, OptionError for a bad option and
-    SolverError when the backend returns no profile (with formulation 1 and a time
-    limit, it may find none in time; formulations 2-4 always have one to return).
+    Games of three or more players need products of the other players' realization
+    weights: ``products`` names their representation (default ``log``; ``exact`` is
+    bilinear, for a backend with the ``bilinear`` capability such as ``scip``), and
+    ``breakpoints`` per square or, when it is not given, ``epsilon`` (the NashConv the
+    approximation may cost, default 0.05) sets their precision. ``promised_nash_conv`` of
+    the answer is that bound; the certificate measures the real NashConv.
+
+    Raises OptionError for a bad option and SolverError when the backend returns no
+    profile (with formulation 1 and a time limit, it may find none in time; formulations
+    2-4 always have one to return).
     """
     checks.name("backend", backend, optional=False)
     checks.number("time_limit", time_limit, strict=True)
-    check_objective(objective, formulation)
+    check_product_options(epsilon, breakpoints, products)
+    if products == "exact" and (breakpoints is not None or epsilon is not None):
+        raise OptionError("exact products have no breakpoints and no approximation: drop --breakpoints and --epsilon")
     t0 = time.perf_counter()
     normal: NormalFormGame | None = None
     if isinstance(game, NormalFormGame):
@@ -133,36 +171,54 @@ def solve_nash(
 
         view = describe(game).first_view("normal|extensive", "the MIP Nash route")
         return solve_nash(
-            view, formulation=formulation, objective=objective, backend=backend, time_limit=time_limit, verbose=verbose
+            view,
+            formulation=formulation,
+            objective=objective,
+            backend=backend,
+            time_limit=time_limit,
+            epsilon=epsilon,
+            breakpoints=breakpoints,
+            products=products,
+            verbose=verbose,
         )
-    if extensive.num_players != 2:
-        raise GameError(
-            f"MIP Nash is written here for two players; '{extensive.title or 'the game'}' has {extensive.num_players}"
-        )
+    players = extensive.num_players
+    check_objective(objective, formulation, players)
+    representation = products or DEFAULT_PRODUCTS
     sf = SequenceForm(extensive)
     t1 = time.perf_counter()
     with stage(f"building MIP Nash (formulation {formulation})"):
-        lp = mip_nash(sf, formulation, objective)
+        lp = mip_nash(
+            sf, formulation, objective, breakpoints=breakpoints, epsilon=epsilon, exact=representation == "exact"
+        )
+        num_products = len(lp.meta["products"])
+        model = nash_model(lp, representation=representation) if num_products else None
     t2 = time.perf_counter()
-    with stage(f"solving MIP Nash ({lp.num_rows:,} rows, {lp.num_cols:,} columns) with {backend}"):
-        sol = solve(lp, backend, time_limit=time_limit, verbose=verbose)
+    size = program_size(lp, model)
+    with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
+        if model is None:
+            sol = solve(lp, backend, time_limit=time_limit, verbose=verbose)
+            x = sol.x
+        else:
+            sol = solve_model(model, backend, time_limit=time_limit, verbose=verbose)
+            x = lp.pyomo_values(model)
     t3 = time.perf_counter()
-    if sol.x is None:
+    if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
         raise SolverError(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
-    plans, _ = read_profile(lp, sol.x)
-    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)]
+    plans, _ = read_profile(lp, x)
+    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(players)]
     with stage("certifying by exact best responses"):
         cert = certify(sf, behaviors)
     regrets = [float(v) for v in np.maximum(cert.best_response_values - cert.payoffs, 0.0)]
     mixed = None
     if normal is not None:
         mixed = []
-        for p in range(2):
+        for p in range(players):
             first = int(sf.players[p].infoset_first_sequence[0])
             mixed.append(behaviors[p][first : first + normal.num_strategies[p]].copy())
     objective_value = None if sol.objective is None else float(sol.objective)
     factor = lp.meta["bound_factor"]
-    proven = None if formulation == 1 or objective_value is None else factor * max(objective_value, 0.0)
+    promised = float(lp.meta["promised"])
+    proven = None if formulation == 1 or objective_value is None else factor * max(objective_value, 0.0) + promised
     t4 = time.perf_counter()
     return NashSolution(
         route="nash",
@@ -175,12 +231,7 @@ def solve_nash(
         certified_in="the game",
         sequence_form=sf,
         behaviors=behaviors,
-        sizes={
-            "rows": lp.num_rows,
-            "columns": lp.num_cols,
-            "nonzeros": lp.nnz,
-            "binaries": int(np.count_nonzero(lp.integrality)) if lp.integrality is not None else 0,
-        },
+        sizes=size,
         seconds={"sequence_form": t1 - t0, "build": t2 - t1, "solve": t3 - t2, "verify": t4 - t3},
         zero_sum=bool(np.allclose(sf.terminal_payoffs.sum(axis=1), 0.0, atol=1e-12)),
         formulation=formulation,
@@ -191,7 +242,11 @@ def solve_nash(
         objective_value=objective_value,
         best_bound=None if sol.dual_objective is None else float(sol.dual_objective),
         proven_bound=proven,
-        problem=lp,
+        products="none" if not num_products else representation,
+        num_products=num_products,
+        breakpoints=lp.meta["breakpoints"],
+        promised_nash_conv=promised,
+        problem=lp if model is None else model,
     )
 
 

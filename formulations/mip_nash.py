@@ -33,28 +33,62 @@ regret is ``sum_s x_s s_s``). The formulations tie ``x`` and ``s`` through ``b``
       ``g_s >= x_s + b_s - 1``                       objective
 ====  =============================================  ========================================
 
-``M_i`` is player i's payoff range ``max(0, max u_i) - min(0, min u_i)``, a bound on every
-slack and on every value (the chance and opponent weights below any sequence add up to at
-most one), and ``M`` the larger of the two. Formulations 2-4 always have feasible points,
-so a search stopped by a time limit returns a profile and the objective bounds its regret.
-The bounds are the paper's in substance; formulation 4 is normalised per player here, so
-its bound is ``M`` times the objective.
+``M_i`` is a bound on the slack of each of player i's sequences: the chance probability
+of reaching the sequence's information set times the payoff range ``max(0, max u_i) -
+min(0, min u_i)`` (the other players' weights below any node add up to at most one), and
+``M`` the largest. Formulations 2-4 always have feasible points, so a search stopped by a
+time limit returns a profile and the objective bounds its regret. The bounds are the
+paper's in substance; formulation 4 is normalised per sequence here, so its bound is
+``M`` times the objective.
 
 Objectives of formulation 1 (``objective``): ``any`` (feasibility), ``welfare`` (max
 ``v_1 + v_2``), ``maxmin`` (max the smaller payoff), ``envy`` (min ``|v_1 - v_2|``),
 ``min-support`` / ``max-support`` (fewest / most sequences allowed, ``sum (1 - b)``),
 ``best:P`` / ``worst:P`` (player P's best or worst equilibrium, P from 1).
+
+More than two players
+---------------------
+With three or more players, a sequence's payoff against the others is a sum, over the
+terminals it reaches, of products of the other players' realization weights: the
+program gets one column ``w`` per distinct product and stays linear in it, and the
+products themselves are written by the product layer shared with the multiplayer
+threshold programs (:mod:`equilibria.formulations.products`: exact and bilinear for a
+global solver, or piecewise-linear squares with ``k`` breakpoints, as SOS2 sets or with
+logarithmically many binaries). With ``k`` breakpoints a product of ``f`` factors is off
+by at most ``chain_error(k, f)``, so the payoff term of each sequence is off by at most
+``d_s`` (its terminals' ``|chance * u|`` times those errors), and the regret rows allow
+that much slack: ``s_s >= -d_s`` and ``s_s <= d_s + M b_s``. Every equilibrium of the game
+stays feasible, and any feasible profile is an ``epsilon``-equilibrium with
+
+    NashConv <= 4 * sum_i max_r r' d_i
+
+(the maximum over player i's pure plans ``r``: a best response gains at most ``2 d``
+against the program's values, and the profile's own payoff loses at most ``2 d``). That
+bound is ``promised`` in the program's ``meta``; ``epsilon`` asks for the fewest
+breakpoints that keep it below ``epsilon``. The certificate then measures the profile's
+real NashConv by exact best responses, which is usually far smaller.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..models.best_response import plan_maximum
 from ..models.checks import OptionError
-from ..models.errors import GameError
 from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
+from .products import add_product_chain, chain_error
+
+#: Products' representation when none is given (binaries grow like log k).
+DEFAULT_PRODUCTS = "log"
+
+#: The NashConv bound aimed at when a game needs products and neither ``epsilon`` nor
+#: ``breakpoints`` is given.
+DEFAULT_EPSILON = 0.05
 
 #: Objectives of formulation 1, besides ``best:P`` and ``worst:P``.
 OBJECTIVES = ("any", "welfare", "maxmin", "envy", "min-support", "max-support")
@@ -86,58 +120,198 @@ def payoff_range(sf: SequenceForm, p: int) -> tuple[float, float]:
     return min(0.0, float(pay.min(initial=0.0))), max(0.0, float(pay.max(initial=0.0)))
 
 
-def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> LinearProgram:
-    """The MIP of ``formulation`` (1-4) for the two-player game ``sf`` in sparse form.
+def sequence_chance_reach(sf: SequenceForm) -> list[np.ndarray]:
+    """Per player and sequence, the chance probability of reaching the information set the
+    sequence is played at (1 for the empty sequence).
+
+    Whatever the other players do, their realization weights below a node add up to at
+    most one, so a sequence's payoff term and each value below its information set lie
+    within this mass times the payoff range: it scales every big-M of the program."""
+    game = sf.game
+    reach = np.ones(game.num_nodes)
+    for start, stop in game.levels():
+        if start:
+            reach[start:stop] = reach[game.parent[start:stop]] * game.chance_prob[start:stop]
+    decision = np.flatnonzero(game.player >= 0)
+    per_infoset = np.bincount(game.infoset[decision], weights=reach[decision], minlength=game.num_infosets)
+    out = []
+    for ps in sf.players:
+        mass = np.ones(ps.num_sequences)
+        if ps.num_infosets:
+            owner = ps.sequence_infoset[1:]
+            mass[1:] = per_infoset[ps.infoset_global[owner]]
+        out.append(np.minimum(mass, 1.0))
+    return out
+
+
+def _products_of_others(sf: SequenceForm) -> tuple[list[dict], np.ndarray]:
+    """Each player's payoff against the others, as terms over the program's factors.
+
+    For player ``p`` every terminal contributes ``chance * u_p`` times the product of the
+    other players' realization weights of their sequences to it. Empty sequences weigh 1
+    and drop out; what is left is nothing (a constant), one weight (linear) or a product
+    of two or more, which becomes a product column shared by every player whose terminals
+    need the same factors. Returns per player ``kind`` (0, 1 or 2+ factors per terminal),
+    the single factor's ``(player, sequence)`` and the product index; and the products'
+    keys (one row per product: a sequence per player, 0 where that player is not a factor).
+    """
+    seqs = sf.terminal_sequences
+    n = sf.num_players
+    per_player = []
+    product_rows = []
+    for p in range(n):
+        keys = seqs.copy()
+        keys[:, p] = 0
+        factors = np.count_nonzero(keys, axis=1)
+        per_player.append({"keys": keys, "factors": factors})
+        product_rows.append(keys[factors >= 2])
+    stacked = np.concatenate(product_rows) if product_rows else np.zeros((0, n), dtype=np.int64)
+    products, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    start = 0
+    for entry, rows in zip(per_player, product_rows):
+        index = np.full(seqs.shape[0], -1, dtype=np.int64)
+        index[entry["factors"] >= 2] = inverse[start : start + rows.shape[0]]
+        start += rows.shape[0]
+        entry["product"] = index
+    return per_player, products
+
+
+def mip_nash(
+    sf: SequenceForm,
+    formulation: int = 1,
+    objective: str = "any",
+    *,
+    breakpoints: int | None = None,
+    epsilon: float | None = None,
+    exact: bool = False,
+) -> LinearProgram:
+    """The MIP of ``formulation`` (1-4) for the game ``sf`` (any number of players) in
+    sparse form.
 
     Columns per player ``i`` (blocks named ``x{i}``, ``v{i}``, ``s{i}``, ``b{i}``, and
     ``f{i}`` / ``g{i}`` where the formulation has them), then ``z`` for the ``maxmin`` and
-    ``envy`` objectives. ``meta`` holds the column offsets, ``M`` per player and the
-    factor that turns the objective of formulations 2-4 into a bound on the sum of the
-    players' regrets (``meta["bound_factor"]``).
+    ``envy`` objectives, then ``w``: one column per product of two or more other players'
+    realization weights (games of three or more players; module docstring, "More than two
+    players"). The rows are linear in ``w``; :func:`nash_model` adds the products. With
+    products, ``breakpoints`` per square (or the fewest meeting ``epsilon``, default
+    :data:`DEFAULT_EPSILON`) set the tolerance of every slack; ``exact=True`` means the
+    products will be exact (bilinear) and allows none.
+
+    ``meta`` holds the column offsets, ``M`` per player, the factor that turns the
+    objective of formulations 2-4 into a bound on the sum of the regrets
+    (``bound_factor``), the products (``products``: per product, its factors' column
+    indices), ``breakpoints`` and ``promised``, the bound on NashConv that the products'
+    approximation costs (0 without products or with exact ones).
     """
-    if sf.num_players != 2:
-        raise GameError(f"this MIP is written for two players; the game has {sf.num_players}")
-    check_objective(objective, formulation)
-    E = [sf.players[p].constraint_matrix.tocsr() for p in range(2)]
-    A = sf.payoff_matrix(0).tocsr(), sf.payoff_matrix(1).tocsr()  # both indexed [s_1, s_2]
-    # player i's payoff against the opponent's plan: rows of i's sequences
-    against = [A[0], A[1].T.tocsr()]
-    n = [E[p].shape[1] for p in range(2)]
-    k = [E[p].shape[0] for p in range(2)]
-    ranges = [payoff_range(sf, p) for p in range(2)]
-    big = [max(hi - lo, 1e-9) for lo, hi in ranges]
+    n_players = sf.num_players
+    check_objective(objective, formulation, n_players)
+    E = [sf.players[p].constraint_matrix.tocsr() for p in range(n_players)]
+    n = [E[p].shape[1] for p in range(n_players)]
+    k = [E[p].shape[0] for p in range(n_players)]
+    ranges = [payoff_range(sf, p) for p in range(n_players)]
     uses_f = formulation in (2, 4)
     uses_g = formulation in (3, 4)
     uses_z = objective in ("maxmin", "envy")
+    terms, product_keys = _products_of_others(sf)
+    num_products = product_keys.shape[0]
+    product_factors = np.count_nonzero(product_keys, axis=1)
 
     # ------------------------------------------------------------ columns
     col_blocks: list[Block] = []
-    lower: list[np.ndarray] = []
-    upper: list[np.ndarray] = []
-    integer: list[np.ndarray] = []
-    offset = {}
+    offset: dict[str, int] = {}
 
-    def add(name: str, size: int, lo: float, hi: float, doc: str, binary: bool = False) -> None:
+    def add(name: str, size: int, doc: str) -> None:
         start = sum(b.size for b in col_blocks)
         col_blocks.append(Block(name, start, start + size, doc))
-        lower.append(np.full(size, lo))
-        upper.append(np.full(size, hi))
-        integer.append(np.full(size, binary))
         offset[name] = start
 
-    for p in range(2):
-        lo, hi = ranges[p]
-        add(f"x{p}", n[p], 0.0, 1.0, f"player {p + 1}'s realization plan (mixed strategy)")
-        add(f"v{p}", k[p], lo, hi, f"player {p + 1}'s best-response values (v[0]: the payoff)")
-        add(f"s{p}", n[p], 0.0, big[p], f"regret (slack) of each of player {p + 1}'s sequences")
-        add(f"b{p}", n[p], 0.0, 1.0, f"1 when player {p + 1}'s sequence is not played", binary=True)
+    for p in range(n_players):
+        add(f"x{p}", n[p], f"player {p + 1}'s realization plan (mixed strategy)")
+        add(f"v{p}", k[p], f"player {p + 1}'s best-response values (v[0]: the payoff)")
+        add(f"s{p}", n[p], f"regret (slack) of each of player {p + 1}'s sequences")
+        add(f"b{p}", n[p], f"1 when player {p + 1}'s sequence is not played")
         if uses_f:
-            add(f"f{p}", n[p], 0.0, np.inf, "regret on a sequence that may be played")
+            add(f"f{p}", n[p], "regret on a sequence that may be played")
         if uses_g:
-            add(f"g{p}", n[p], 0.0, 1.0, "weight on a sequence that has regret")
+            add(f"g{p}", n[p], "weight on a sequence that has regret")
     if uses_z:
-        add("z", 1, -np.inf, np.inf, "the smaller payoff (maxmin) or the payoff gap (envy)")
+        add("z", 1, "the smallest payoff (maxmin) or the largest payoff gap (envy)")
+    add("w", num_products, "product of other players' realization weights")
     num_cols = sum(b.size for b in col_blocks)
+
+    # ------------------------------------------------------------ payoff against the others
+    against = []  # per player: (sparse sequences x columns, constant per sequence)
+    for p in range(n_players):
+        t = terms[p]
+        seq_p = sf.terminal_sequences[:, p]
+        value = sf.terminal_chance * sf.terminal_payoffs[:, p]
+        factors = t["factors"]
+        constant = np.bincount(seq_p[factors == 0], weights=value[factors == 0], minlength=n[p])
+        single = np.flatnonzero(factors == 1)
+        owner = np.argmax(t["keys"][single] != 0, axis=1)
+        single_col = (
+            np.array([offset[f"x{q}"] for q in range(n_players)], dtype=np.int64)[owner] + t["keys"][single, owner]
+        )
+        multi = np.flatnonzero(factors >= 2)
+        rows_ = np.concatenate([seq_p[single], seq_p[multi]])
+        cols_ = np.concatenate([single_col, offset["w"] + t["product"][multi]])
+        vals_ = np.concatenate([value[single], value[multi]])
+        G = sp.csr_matrix((vals_, (rows_, cols_)), shape=(n[p], num_cols))
+        G.sum_duplicates()
+        G.eliminate_zeros()
+        against.append((G, constant))
+
+    # ------------------------------------------------------------ what the products cost
+    def deviations(kbp: int) -> list[np.ndarray]:
+        """Per player and sequence, the bound on the error of its payoff term."""
+        err = np.zeros(num_cols)
+        if num_products:
+            by_count = {f: chain_error(kbp, int(f)) for f in np.unique(product_factors)}
+            err[offset["w"] : offset["w"] + num_products] = [by_count[f] for f in product_factors]
+        return [abs(G) @ err for G, _ in against]
+
+    def promise(dev: list[np.ndarray]) -> float:
+        return 4.0 * sum(plan_maximum(sf.players[p], dev[p])[0] for p in range(n_players))
+
+    if num_products and not exact:
+        if breakpoints is None:
+            target = DEFAULT_EPSILON if epsilon is None else float(epsilon)
+            breakpoints = _fewest_breakpoints(lambda kbp: promise(deviations(kbp)), target)
+        dev = deviations(breakpoints)
+    else:
+        breakpoints = None
+        dev = [np.zeros(n[p]) for p in range(n_players)]
+    reach = [plan_maximum(sf.players[p], dev[p])[0] for p in range(n_players)]
+    promised = 4.0 * sum(reach)
+    mass = sequence_chance_reach(sf)
+    big = [np.maximum(m * (hi - lo), 1e-9) + 2.0 * a for m, (lo, hi), a in zip(mass, ranges, reach)]
+
+    lower = np.empty(num_cols)
+    upper = np.empty(num_cols)
+    integer = np.zeros(num_cols, dtype=bool)
+
+    def bounds(name: str, lo: float | np.ndarray, hi: float | np.ndarray) -> None:
+        b = next(b for b in col_blocks if b.name == name)
+        lower[b.start : b.stop] = lo
+        upper[b.start : b.stop] = hi
+
+    for p in range(n_players):
+        lo, hi = ranges[p]
+        bounds(f"x{p}", 0.0, 1.0)
+        bounds(f"v{p}", lo - reach[p], hi + reach[p])
+        bounds(f"s{p}", -dev[p], big[p] + dev[p])
+        bounds(f"b{p}", 0.0, 1.0)
+        integer[offset[f"b{p}"] : offset[f"b{p}"] + n[p]] = True
+        if uses_f:
+            bounds(f"f{p}", 0.0, np.inf)
+        if uses_g:
+            bounds(f"g{p}", 0.0, 1.0)
+    if uses_z:
+        bounds("z", -np.inf, np.inf)
+    if num_products:
+        slack = np.array([chain_error(breakpoints, int(f)) if breakpoints else 0.0 for f in product_factors])
+        bounds("w", -slack, 1.0 + slack)
 
     # ------------------------------------------------------------ rows
     pieces: list[sp.spmatrix] = []
@@ -145,47 +319,57 @@ def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> 
     row_hi: list[np.ndarray] = []
     row_blocks: list[Block] = []
 
-    def rows(name: str, parts: dict[str, sp.spmatrix], lo: np.ndarray, hi: np.ndarray, doc: str) -> None:
+    def rows(
+        name: str,
+        parts: dict[str, sp.spmatrix],
+        lo: np.ndarray,
+        hi: np.ndarray,
+        doc: str,
+        full: sp.spmatrix | None = None,
+    ) -> None:
         size = lo.shape[0]
         blocks = []
         for block in col_blocks:
             m = parts.get(block.name)
             blocks.append(sp.csr_matrix((size, block.size)) if m is None else sp.csr_matrix(m))
-        pieces.append(sp.hstack(blocks, format="csr"))
+        matrix = sp.hstack(blocks, format="csr")
+        pieces.append(matrix if full is None else (matrix + full).tocsr())
         start = sum(b.size for b in row_blocks)
         row_blocks.append(Block(name, start, start + size, doc))
         row_lo.append(lo)
         row_hi.append(hi)
 
-    for p in range(2):
-        o = 1 - p
+    for p in range(n_players):
         eye = sp.identity(n[p], format="csr")
+        G, constant = against[p]
+        tol = dev[p]
         rows(f"realization{p}", {f"x{p}": E[p]}, e_vector(k[p]), e_vector(k[p]), f"E x = e for player {p + 1}")
-        # E' v - A y - s = 0
+        # E' v - (payoff against the others) - s = constant part of that payoff
         rows(
             f"slack{p}",
-            {f"v{p}": E[p].T, f"x{o}": -against[p], f"s{p}": -eye},
-            np.zeros(n[p]),
-            np.zeros(n[p]),
-            f"each of player {p + 1}'s sequences: its regret against the other's plan",
+            {f"v{p}": E[p].T, f"s{p}": -eye},
+            constant,
+            constant,
+            f"each of player {p + 1}'s sequences: its regret against the others' plans",
+            full=-G,
         )
         if formulation in (1, 2):
             rows(f"played{p}", {f"x{p}": eye, f"b{p}": eye}, np.full(n[p], -np.inf), np.ones(n[p]), "x <= 1 - b")
         if formulation in (1, 3):
             rows(
                 f"no_regret{p}",
-                {f"s{p}": eye, f"b{p}": -big[p] * eye},
+                {f"s{p}": eye, f"b{p}": -sp.diags(big[p])},
                 np.full(n[p], -np.inf),
-                np.zeros(n[p]),
-                "s <= M b: a sequence that may be played has no regret",
+                tol,
+                "s <= tolerance + M b: a sequence that may be played has no regret",
             )
         if uses_f:
             rows(
                 f"regret_penalty{p}",
-                {f"f{p}": eye, f"s{p}": -eye, f"b{p}": big[p] * eye},
-                np.zeros(n[p]),
+                {f"f{p}": eye, f"s{p}": -eye, f"b{p}": sp.diags(big[p])},
+                -tol,
                 np.full(n[p], np.inf),
-                "f >= s - M b",
+                "f >= s - tolerance - M b",
             )
         if uses_g:
             rows(
@@ -196,20 +380,22 @@ def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> 
                 "g >= x + b - 1",
             )
     if uses_z:
-        root = [sp.csr_matrix(([1.0], ([0], [0])), shape=(1, k[p])) for p in range(2)]
+        root = [sp.csr_matrix(([1.0], ([0], [0])), shape=(1, k[p])) for p in range(n_players)]
         one = sp.csr_matrix(np.ones((1, 1)))
         if objective == "maxmin":  # z <= v_p[0]
-            for p in range(2):
+            for p in range(n_players):
                 rows(f"maxmin{p}", {"z": one, f"v{p}": -root[p]}, np.array([-np.inf]), np.zeros(1), "z <= payoff")
-        else:  # z >= |v_0[0] - v_1[0]|
-            for sign in (1.0, -1.0):
-                rows(
-                    "envy" + ("+" if sign > 0 else "-"),
-                    {"z": one, "v0": -sign * root[0], "v1": sign * root[1]},
-                    np.zeros(1),
-                    np.array([np.inf]),
-                    "z >= payoff gap",
-                )
+        else:  # z >= v_p[0] - v_q[0] for every ordered pair
+            for p in range(n_players):
+                for q in range(n_players):
+                    if p != q:
+                        rows(
+                            f"envy{p}_{q}",
+                            {"z": one, f"v{p}": -root[p], f"v{q}": root[q]},
+                            np.zeros(1),
+                            np.array([np.inf]),
+                            "z >= payoff gap",
+                        )
 
     # ------------------------------------------------------------ objective
     c = np.zeros(num_cols)
@@ -217,7 +403,8 @@ def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> 
     kind, _, who = objective.partition(":")
     if formulation == 1:
         if objective == "welfare":
-            c[offset["v0"]] = c[offset["v1"]] = 1.0
+            for p in range(n_players):
+                c[offset[f"v{p}"]] = 1.0
             maximize = True
         elif objective == "maxmin":
             c[offset["z"]] = 1.0
@@ -226,31 +413,34 @@ def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> 
             c[offset["z"]] = 1.0
         elif objective in ("min-support", "max-support"):
             # sum (1 - b) allowed sequences: min-support maximises sum b
-            for p in range(2):
+            for p in range(n_players):
                 c[offset[f"b{p}"] : offset[f"b{p}"] + n[p]] = 1.0
             maximize = objective == "min-support"
         elif kind in ("best", "worst"):
             c[offset[f"v{int(who) - 1}"]] = 1.0
             maximize = kind == "best"
     else:
-        for p in range(2):
+        for p in range(n_players):
             if uses_f:
                 c[offset[f"f{p}"] : offset[f"f{p}"] + n[p]] = 1.0 / big[p] if formulation == 4 else 1.0
             if uses_g:
                 c[offset[f"g{p}"] : offset[f"g{p}"] + n[p]] = 1.0
-    bound_factor = {1: 0.0, 2: 1.0, 3: max(big), 4: max(big)}[formulation]
+    largest = max(float(m.max()) for m in big)
+    bound_factor = {1: 0.0, 2: 1.0, 3: largest, 4: largest}[formulation]
+    x_offsets = np.array([offset[f"x{q}"] for q in range(n_players)], dtype=np.int64)
+    factor_columns = [x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in product_keys]
     return LinearProgram(
         name=f"mip_nash_F{formulation}",
         c=c,
         A=sp.vstack(pieces, format="csc"),
         row_lower=np.concatenate(row_lo),
         row_upper=np.concatenate(row_hi),
-        col_lower=np.concatenate(lower),
-        col_upper=np.concatenate(upper),
+        col_lower=lower,
+        col_upper=upper,
         maximize=maximize,
         col_blocks=col_blocks,
         row_blocks=row_blocks,
-        integrality=np.concatenate(integer),
+        integrality=integer,
         objective_doc=f"formulation {formulation}, objective {objective}",
         meta={
             "formulation": formulation,
@@ -259,8 +449,63 @@ def mip_nash(sf: SequenceForm, formulation: int = 1, objective: str = "any") -> 
             "sizes": n,
             "M": big,
             "bound_factor": bound_factor,
+            "products": factor_columns,
+            "breakpoints": breakpoints,
+            "exact": bool(exact and num_products),
+            "promised": promised,
         },
     )
+
+
+def _fewest_breakpoints(promise_at: Callable[[int], float], target: float) -> int:
+    """Smallest ``k`` with ``promise_at(k) <= target`` (``promise_at`` decreases in k)."""
+    if not target > 0:
+        raise OptionError(f"epsilon must be a positive number, not {target!r}")
+    high = 2
+    while promise_at(high) > target:
+        high *= 2
+        if high > 1 << 20:
+            raise OptionError(f"epsilon {target:g} needs more than a million breakpoints per square; ask for less")
+    low = max(2, high // 2)
+    while low < high:
+        mid = (low + high) // 2
+        if promise_at(mid) <= target:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mccormick: bool = False) -> Any:
+    """The Pyomo model of a :func:`mip_nash` program with products: the program's rows as
+    matrix rows and, per product column ``w[j]``, ``w[j] == chain`` of its factors built
+    by :func:`equilibria.formulations.products.add_product_chain` with the program's
+    breakpoints (``representation`` ``exact``: bilinear, for a global solver)."""
+    import pyomo.environ as pyo
+
+    model = lp.to_pyomo()
+    products = lp.meta["products"]
+    if not products:
+        return model
+    columns = np.empty(lp.num_cols, dtype=object)
+    for b in lp.col_blocks:
+        var = model.component(b.name)
+        columns[b.start : b.stop] = [var[i] for i in range(b.size)]
+    model.products = pyo.Block()
+    links = []
+    w_start = lp.meta["offset"]["w"]
+    for j, cols in enumerate(products):
+        chain = add_product_chain(
+            model.products,
+            list(columns[cols]),
+            name=f"product{j}",
+            breakpoints=lp.meta["breakpoints"] or 2,
+            representation=representation,
+            mccormick=mccormick,
+        )
+        links.append((columns[w_start + j], chain))
+    model.product_link = pyo.Constraint(range(len(links)), rule=lambda m, j: links[j][0] == links[j][1])
+    return model
 
 
 def e_vector(rows: int) -> np.ndarray:
@@ -274,8 +519,19 @@ def read_profile(lp: LinearProgram, x: np.ndarray) -> tuple[list[np.ndarray], li
     """The realization plans and the payoffs (``v_i[0]``) in a solution ``x`` of
     :func:`mip_nash`; plans clipped to [0, 1]."""
     off, n = lp.meta["offset"], lp.meta["sizes"]
-    plans = [np.clip(x[off[f"x{p}"] : off[f"x{p}"] + n[p]], 0.0, 1.0) for p in range(2)]
-    return plans, [float(x[off[f"v{p}"]]) for p in range(2)]
+    players = range(len(n))
+    plans = [np.clip(x[off[f"x{p}"] : off[f"x{p}"] + n[p]], 0.0, 1.0) for p in players]
+    return plans, [float(x[off[f"v{p}"]]) for p in players]
 
 
-__all__ = ["FORMULATIONS", "OBJECTIVES", "check_objective", "mip_nash", "payoff_range", "read_profile"]
+__all__ = [
+    "DEFAULT_EPSILON",
+    "DEFAULT_PRODUCTS",
+    "FORMULATIONS",
+    "OBJECTIVES",
+    "check_objective",
+    "mip_nash",
+    "nash_model",
+    "payoff_range",
+    "read_profile",
+]

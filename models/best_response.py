@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .efg import segment_ranges
-from .sequence import SequenceForm
+from .sequence import PlayerSequences, SequenceForm
 from .strategy import expected_payoffs, realization_from_behavior
 
 
@@ -39,6 +39,15 @@ def best_response(sf: SequenceForm, p: int, plans: list[np.ndarray]) -> BestResp
         if q != p:
             weight = weight * np.asarray(r)[sf.terminal_sequences[:, q]]
     value = np.bincount(sf.terminal_sequences[:, p], weights=weight, minlength=ps.num_sequences)
+    best, behavior = plan_maximum(ps, value)
+    return BestResponse(player=p, value=best, behavior=behavior)
+
+
+def plan_maximum(ps: PlayerSequences, sequence_values: np.ndarray) -> tuple[float, np.ndarray]:
+    """``max r'w`` over the pure realization plans ``r`` of one player, where ``w`` gives
+    each sequence the value of the terminals it ends at, and a pure behaviour strategy
+    attaining it (first best action at ties). One vectorised step per own depth level."""
+    value = np.array(sequence_values, dtype=np.float64)
     behavior = np.zeros(ps.num_sequences)
     behavior[0] = 1.0
     if ps.num_infosets:
@@ -55,7 +64,7 @@ def best_response(sf: SequenceForm, p: int, plans: list[np.ndarray]) -> BestResp
             first_hit = hits[np.r_[True, segment[1:] != segment[:-1]]]
             behavior[seqs[first_hit]] = 1.0
             np.add.at(value, ps.infoset_parent_sequence[ks], best)
-    return BestResponse(player=p, value=float(value[0]), behavior=behavior)
+    return float(value[0]), behavior
 
 
 @dataclass(frozen=True)

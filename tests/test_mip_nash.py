@@ -44,9 +44,14 @@ def strategic(gbt, game: NormalFormGame):
 
 
 def gambit_regret(gbt, game: NormalFormGame, mixed) -> float:
+    return max(gambit_regrets(gbt, game, mixed))
+
+
+def gambit_regrets(gbt, game: NormalFormGame, mixed) -> list[float]:
+    """pygambit's regret of each player: best pure payoff minus the profile's payoff."""
     g = strategic(gbt, game)
     profile = g.mixed_strategy_profile([list(map(float, m)) for m in mixed], rational=False)
-    return float(profile.max_regret())
+    return [float(profile.player_regrets[player]) for player in g.players]
 
 
 # ---------------------------------------------------------------- G_k
@@ -161,6 +166,36 @@ def test_one_hundred_random_general_sum_extensive_games(gbt):
         assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6, seed
 
 
+# ---------------------------------------------------------------- more than two players
+@pytest.mark.parametrize("seed", range(4))
+def test_three_player_normal_form_exact_products_on_scip(gbt, seed):
+    pytest.importorskip("pyscipopt")
+    game = random_normal(3, 3, players=3, seed=seed)
+    answer = solve_nash(game, backend="scip", products="exact")
+    assert answer.products == "exact" and answer.num_products == 27 and answer.promised_nash_conv == 0.0
+    assert gambit_regret(gbt, game, answer.mixed) <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_three_player_normal_form_piecewise_products_keep_their_promise(gbt, seed):
+    game = random_normal(2, 2, players=3, seed=seed)
+    answer = solve_nash(game, epsilon=0.05)
+    assert answer.products == "log" and 0.0 < answer.promised_nash_conv <= 0.05
+    theirs = gambit_regrets(gbt, game, answer.mixed)
+    assert answer.regrets == pytest.approx(theirs, abs=1e-9)
+    assert sum(theirs) <= answer.promised_nash_conv
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_three_player_extensive_games_exact_products_have_no_regret_by_pygambit(gbt, seed):
+    pytest.importorskip("pyscipopt")
+    game = random_game(seed, max_depth=4, players=3)
+    answer = solve_nash(game, backend="scip", products="exact")
+    sf = answer.sequence_form
+    assert answer.num_products > 0
+    assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6
+
+
 def test_zero_sum_extensive_game_payoff_is_its_value():
     answer = solve_nash("kuhn")
     assert answer.payoffs[0] == pytest.approx(-1 / 18, abs=1e-7) and answer.zero_sum
@@ -223,7 +258,7 @@ def test_cli_nash_prints_strategies_payoffs_and_regrets_and_refuses_bad_input(tm
         [str(path)],
         ["mipnash_test:k=2", "--objective", "nope"],
         ["mipnash_test:k=2", "--formulation", "2", "--objective", "welfare"],
-        ["kuhn:players=3"],
+        ["mipnash_test:k=2", "--products", "cubic"],
     ):
         res = run_cli("nash", *args)
         assert res.returncode == 2 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, (args, res)
@@ -237,8 +272,8 @@ def test_bad_options_and_games_are_refused():
         solve_nash("mipnash_test", formulation=5)
     with pytest.raises(OptionError, match="best:1"):
         solve_nash("mipnash_test", objective="best:3")
-    with pytest.raises(GameError, match="two players"):
-        solve_nash(random_normal(2, 2, players=3))
+    with pytest.raises(OptionError, match="exact products"):
+        solve_nash(random_normal(2, 2, players=3), products="exact", epsilon=0.1)
     with pytest.raises(GameError, match="player 2 has no pure strategies"):
         NormalFormGame(np.zeros((2, 2, 0)))
     with pytest.raises(NfgError):
