@@ -5,8 +5,10 @@ programming methods for finding Nash equilibria", 2005): a two-player game whose
 equilibrium mixes 2k - 1 strategies of each player uniformly, hard for support
 enumeration. ``random_normal`` draws games of a few families in the manner of GAMUT
 (Nudelman, Wortman, Shoham and Leyton-Brown, "Run the GAMUT", 2004): independent uniform
-payoffs, or covariant payoffs whose players' entries have correlation ``rho`` (``rho = -1``
-for zero-sum-like conflict, ``1`` for common interest).
+payoffs, covariant payoffs whose players' entries have correlation ``rho`` (``rho = -1``
+for zero-sum-like conflict, ``1`` for common interest), or graphical games (Kearns,
+Littman and Singh, "Graphical models for game theory", 2001) in which each player's payoff
+depends only on its own strategy and its neighbours' in a random graph.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def mipnash_test(k: int = 2) -> NormalFormGame:
     return NormalFormGame(u, strategy_names=names, title=f"G_{k} (MIP Nash test game)")
 
 
-FAMILIES = ("uniform", "covariant")
+FAMILIES = ("uniform", "covariant", "graphical")
 
 
 def random_normal(
@@ -54,7 +56,10 @@ def random_normal(
     """A random game with ``rows`` strategies for player 1 and ``cols`` for each other
     player. ``uniform``: payoffs independent and uniform on [0, 1]. ``covariant``: in
     every cell the players' payoffs are standard normal with pairwise correlation ``rho``
-    (from -1/(players - 1) to 1). Reproducible from ``seed``."""
+    (from -1/(players - 1) to 1). ``graphical``: each pair of players is linked with
+    probability 1/2 (at least one link per player), and a player's payoff is uniform on
+    [0, 1] over its own and its neighbours' strategies and constant in everyone else's.
+    Reproducible from ``seed``."""
     if family not in FAMILIES:
         raise GameError(f"'random_normal': parameter family must be one of {', '.join(FAMILIES)}, not {family!r}")
     if rows < 1 or cols < 1 or not 2 <= players <= 6:
@@ -63,6 +68,13 @@ def random_normal(
     rng = np.random.default_rng(seed)
     if family == "uniform":
         u = rng.uniform(0.0, 1.0, size=(players, *shape))
+    elif family == "graphical":
+        u = np.empty((players, *shape))
+        for i, neighbours in enumerate(random_graph(players, rng)):
+            relevant = sorted(neighbours | {i})
+            local = rng.uniform(0.0, 1.0, size=tuple(shape[j] for j in relevant))
+            # broadcast over the strategies of the players i does not see
+            u[i] = np.expand_dims(local, [j for j in range(players) if j not in relevant])
     else:
         if not -1.0 / (players - 1) - 1e-12 <= rho <= 1.0:
             raise GameError(f"'random_normal': rho must lie in [{-1 / (players - 1):g}, 1], not {rho:g}")
@@ -73,4 +85,16 @@ def random_normal(
     return NormalFormGame(u, title=name)
 
 
-__all__ = ["FAMILIES", "mipnash_test", "random_normal"]
+def random_graph(players: int, rng: np.random.Generator) -> list[set[int]]:
+    """Each player's neighbours: every pair linked with probability 1/2, and a player left
+    alone linked to one other at random (so that nobody's payoff is a constant game)."""
+    linked = np.triu(rng.random((players, players)) < 0.5, 1)
+    linked |= linked.T
+    for i in range(players):
+        if not linked[i].any():
+            j = int(rng.choice([k for k in range(players) if k != i]))
+            linked[i, j] = linked[j, i] = True
+    return [set(np.flatnonzero(row).tolist()) for row in linked]
+
+
+__all__ = ["FAMILIES", "mipnash_test", "random_graph", "random_normal"]

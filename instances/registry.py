@@ -270,6 +270,14 @@ def _liars_dice_nodes(dice: int = 1, sides: int = 6) -> int:
     return 1 + sides + sides * sides * (2 ** (bids + 1) - 1)
 
 
+def _sheriff_nodes(max_items: int = 3, max_bribe: int = 3, rounds: int = 4, **_: Any) -> int:
+    """Nodes of Sheriff: the root, then per load every history of offers and answers."""
+    offers = 2 * (max_bribe + 1)
+    after_answers = sum(offers**j for j in range(rounds + 1))
+    after_offers = (max_bribe + 1) * sum(offers**j for j in range(rounds))
+    return 1 + (max_items + 1) * (after_answers + after_offers)
+
+
 def _signal_pairs(cards: int = 0, **_: Any) -> int:
     return cards * cards
 
@@ -300,6 +308,7 @@ def _entries() -> dict[str, GameEntry]:
     from . import ordered_games as og
     from .liars_dice import liars_dice
     from .poker import generalized_kuhn, kuhn, leduc, poker_nodes, rhode_island
+    from .sheriff import sheriff
 
     def g_n(cards: int = 3, players: int = 2, suits: int = 1) -> int:
         if players != 2:  # one chance node, then a copy of the betting tree per deal
@@ -384,13 +393,19 @@ def _entries() -> dict[str, GameEntry]:
             "liars_dice", "Liar's dice with one die each", {"extensive": liars_dice}, {"extensive": _liars_dice_nodes}
         ),
         GameEntry(
+            "sheriff",
+            "Sheriff: a smuggler's bribes and a sheriff's inspection (general-sum; OpenSpiel's rules)",
+            {"extensive": sheriff},
+            {"extensive": _sheriff_nodes},
+        ),
+        GameEntry(
             "mipnash_test",
             "G_k of the MIP Nash paper: a two-player game with one equilibrium of support 2k - 1 each",
             {"normal": nf.mipnash_test, "extensive": _normal_extensive(nf.mipnash_test)},
         ),
         GameEntry(
             "random_normal",
-            "a random normal-form game (family uniform or covariant with rho; rows, cols, players, seed)",
+            "a random normal-form game (family uniform, covariant with rho, or graphical; rows, cols, players, seed)",
             {"normal": nf.random_normal, "extensive": _normal_extensive(nf.random_normal)},
         ),
         GameEntry(
