@@ -29,6 +29,7 @@ from .formulations.threshold_milfp import check_product_options
 from .models import checks
 from .models.best_response import certify
 from .models.checks import OptionError
+from .models.dominance import dominated_sequences
 from .models.efg import ExtensiveGame
 from .models.errors import SolverError
 from .models.normal_form import NormalFormGame
@@ -137,6 +138,7 @@ def solve_nash(
     epsilon: float | None = None,
     breakpoints: int | None = None,
     products: str | None = None,
+    prune: bool = True,
     verbose: bool = False,
 ) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
@@ -149,6 +151,11 @@ def solve_nash(
     ``breakpoints`` per square or, when it is not given, ``epsilon`` (the NashConv the
     approximation may cost, default 0.05) sets their precision. ``promised_nash_conv`` of
     the answer is that bound; the certificate measures the real NashConv.
+
+    ``prune`` forbids the actions removed by iterated elimination of actions dominated at
+    every node of their information set (:mod:`equilibria.models.dominance`): every
+    equilibrium of the reduced game is one of the full game, and the certificate is
+    computed in the full game.
 
     Raises OptionError for a bad option and SolverError when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
@@ -179,6 +186,7 @@ def solve_nash(
             epsilon=epsilon,
             breakpoints=breakpoints,
             products=products,
+            prune=prune,
             verbose=verbose,
         )
     players = extensive.num_players
@@ -187,10 +195,17 @@ def solve_nash(
     sf = SequenceForm(extensive)
     t1 = time.perf_counter()
     with stage(f"building MIP Nash (formulation {formulation})"):
+        forbidden = dominated_sequences(extensive, sf) if prune else None
         lp = mip_nash(
-            sf, formulation, objective, breakpoints=breakpoints, epsilon=epsilon, exact=representation == "exact"
+            sf,
+            formulation,
+            objective,
+            breakpoints=breakpoints,
+            epsilon=epsilon,
+            exact=representation == "exact",
+            forbidden=forbidden,
         )
-        num_products = len(lp.meta["products"])
+        num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
         model = nash_model(lp, representation=representation) if num_products else None
     t2 = time.perf_counter()
     size = program_size(lp, model)

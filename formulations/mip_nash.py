@@ -67,6 +67,19 @@ against the program's values, and the profile's own payoff loses at most ``2 d``
 bound is ``promised`` in the program's ``meta``; ``epsilon`` asks for the fewest
 breakpoints that keep it below ``epsilon``. The certificate then measures the profile's
 real NashConv by exact best responses, which is usually far smaller.
+
+Tightening the products
+-----------------------
+A product of realization weights obeys the sequence-form equations of each of its
+factors: summing ``x_a * y_b`` over the actions ``a`` at one information set gives the
+product with the parent sequence of that set, ``x_p * y_b`` (the reformulation-
+linearization technique of Sherali and Adams). The program writes these equations for
+every product, adding columns ``u`` for the products they mention that no payoff needs
+(linear columns only: their values need not equal any product, so the nonconvexity is
+unchanged). With nonnegativity they bound every product by each of its factors, and they
+make the relaxation of the products that of the joint sequence form, which is what lets
+a global solver close three-player poker. With approximate products each equation
+allows the sum of its payoff products' errors, so every equilibrium stays feasible.
 """
 
 from __future__ import annotations
@@ -79,6 +92,7 @@ import scipy.sparse as sp
 
 from ..models.best_response import plan_maximum
 from ..models.checks import OptionError
+from ..models.efg import group_ranks
 from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
 from .products import add_product_chain, chain_error
@@ -177,6 +191,116 @@ def _products_of_others(sf: SequenceForm) -> tuple[list[dict], np.ndarray]:
     return per_player, products
 
 
+def _closed_products(sf: SequenceForm, keys: np.ndarray) -> np.ndarray:
+    """The smallest set of factor keys holding ``keys`` that is closed under replacing one
+    factor's sequence by a sibling (another action at its information set) or by its
+    parent sequence: every key that a product-form sequence-form equation mentions.
+    Rows of sequences per player, sorted, keys with fewer than two factors included."""
+    current = np.unique(keys, axis=0) if keys.shape[0] else keys
+    while current.shape[0]:
+        grown = [current]
+        for j, ps in enumerate(sf.players):
+            rows = current[current[:, j] != 0]
+            infoset = ps.sequence_infoset[rows[:, j]]
+            parent = rows.copy()
+            parent[:, j] = ps.infoset_parent_sequence[infoset]
+            count = ps.infoset_num_actions[infoset]
+            which = np.repeat(np.arange(rows.shape[0]), count)
+            siblings = rows[which]
+            siblings[:, j] = ps.infoset_first_sequence[infoset][which] + group_ranks(which)
+            grown += [parent, siblings]
+        closed = np.unique(np.concatenate(grown), axis=0)
+        if closed.shape[0] == current.shape[0]:
+            break
+        current = closed
+    return current
+
+
+def _product_equations(
+    sf: SequenceForm,
+    closure: np.ndarray,
+    product_keys: np.ndarray,
+    closure_keys: np.ndarray,
+    offset: dict[str, int],
+    num_cols: int,
+    slack: np.ndarray,
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Rows ``sum_{a in I} w[key with a] - w[key with parent(I)] = 0``, one per key of the
+    closure with two or more factors and per factor ``j`` whose sequence is the first at
+    its information set ``I``; ``w`` of a one-factor key is that player's ``x``. The
+    tolerance of a row is the sum of the approximation errors (``slack``) of the payoff
+    products in it, so every equilibrium stays feasible with approximate products."""
+    sizes = [ps.num_sequences for ps in sf.players]
+    product_codes = _key_codes(product_keys, sizes)
+    product_order = np.argsort(product_codes)
+    closure_codes = _key_codes(closure_keys, sizes)
+    closure_order = np.argsort(closure_codes)
+    x_offsets = np.array([offset[f"x{q}"] for q in range(sf.num_players)], dtype=np.int64)
+
+    def columns(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Column of each key and the approximation error it carries."""
+        factors = np.count_nonzero(keys, axis=1)
+        col = np.empty(keys.shape[0], dtype=np.int64)
+        err = np.zeros(keys.shape[0])
+        single = factors == 1
+        owner = np.argmax(keys[single] != 0, axis=1)
+        col[single] = x_offsets[owner] + keys[single, owner]
+        multi = np.flatnonzero(factors >= 2)
+        codes = _key_codes(keys[multi], sizes)
+        at = np.searchsorted(product_codes, codes, sorter=product_order)
+        at = np.minimum(at, max(product_codes.shape[0] - 1, 0))
+        is_product = product_codes.shape[0] > 0
+        found = np.zeros(multi.shape[0], dtype=bool)
+        if is_product:
+            found = product_codes[product_order[at]] == codes
+        col[multi[found]] = offset["w"] + product_order[at[found]]
+        err[multi[found]] = slack[product_order[at[found]]]
+        rest = multi[~found]
+        where = np.searchsorted(closure_codes, codes[~found], sorter=closure_order)
+        col[rest] = offset["u"] + closure_order[where]
+        return col, err
+
+    row_index, col_index, values = [], [], []
+    tolerance = []
+    num_rows = 0
+    factors = np.count_nonzero(closure, axis=1)
+    for j, ps in enumerate(sf.players):
+        seq = closure[:, j]
+        heads = closure[(factors >= 2) & (seq != 0)]
+        heads = heads[ps.infoset_first_sequence[ps.sequence_infoset[heads[:, j]]] == heads[:, j]]
+        if not heads.shape[0]:
+            continue
+        infoset = ps.sequence_infoset[heads[:, j]]
+        count = ps.infoset_num_actions[infoset]
+        which = np.repeat(np.arange(heads.shape[0]), count)
+        members = heads[which]
+        members[:, j] = heads[which, j] + group_ranks(which)
+        parents = heads.copy()
+        parents[:, j] = ps.infoset_parent_sequence[infoset]
+        member_col, member_err = columns(members)
+        parent_col, parent_err = columns(parents)
+        rows_here = np.arange(heads.shape[0]) + num_rows
+        row_index += [rows_here[which], rows_here]
+        col_index += [member_col, parent_col]
+        values += [np.ones(members.shape[0]), -np.ones(heads.shape[0])]
+        tolerance.append(np.bincount(which, weights=member_err, minlength=heads.shape[0]) + parent_err)
+        num_rows += heads.shape[0]
+    if not num_rows:
+        return sp.csr_matrix((0, num_cols)), np.zeros(0)
+    matrix = sp.csr_matrix(
+        (np.concatenate(values), (np.concatenate(row_index), np.concatenate(col_index))), shape=(num_rows, num_cols)
+    )
+    return matrix, np.concatenate(tolerance)
+
+
+def _key_codes(keys: np.ndarray, sizes: list[int]) -> np.ndarray:
+    """One int64 per key (mixed radix over the players' sequence counts)."""
+    code = np.zeros(keys.shape[0], dtype=np.int64)
+    for j, size in enumerate(sizes):
+        code = code * size + keys[:, j]
+    return code
+
+
 def mip_nash(
     sf: SequenceForm,
     formulation: int = 1,
@@ -185,6 +309,8 @@ def mip_nash(
     breakpoints: int | None = None,
     epsilon: float | None = None,
     exact: bool = False,
+    forbidden: list[np.ndarray] | None = None,
+    linearize: bool = True,
 ) -> LinearProgram:
     """The MIP of ``formulation`` (1-4) for the game ``sf`` (any number of players) in
     sparse form.
@@ -196,7 +322,10 @@ def mip_nash(
     players"). The rows are linear in ``w``; :func:`nash_model` adds the products. With
     products, ``breakpoints`` per square (or the fewest meeting ``epsilon``, default
     :data:`DEFAULT_EPSILON`) set the tolerance of every slack; ``exact=True`` means the
-    products will be exact (bilinear) and allows none.
+    products will be exact (bilinear) and allows none. ``forbidden`` (per player, a mask
+    over sequences) fixes those sequences' weights at 0 (actions no equilibrium needs).
+    ``linearize`` adds the products' sequence-form equations (module docstring,
+    "Tightening the products") in columns ``u``.
 
     ``meta`` holds the column offsets, ``M`` per player, the factor that turns the
     objective of formulations 2-4 into a bound on the sum of the regrets
@@ -216,6 +345,24 @@ def mip_nash(
     terms, product_keys = _products_of_others(sf)
     num_products = product_keys.shape[0]
     product_factors = np.count_nonzero(product_keys, axis=1)
+    # a product with a forbidden factor is 0: no chain, no approximation error
+    vanishing = np.zeros(num_products, dtype=bool)
+    if forbidden is not None:
+        for q in range(n_players):
+            vanishing |= forbidden[q][product_keys[:, q]] & (product_keys[:, q] != 0)
+
+    # the products' own sequence-form equations mention products no payoff needs: columns u
+    if linearize and num_products:
+        closure = _closed_products(sf, product_keys)
+        known = np.isin(_key_codes(closure, n), _key_codes(product_keys, n))
+        closure_keys = closure[(np.count_nonzero(closure, axis=1) >= 2) & ~known]
+    else:
+        closure = closure_keys = np.zeros((0, n_players), dtype=np.int64)
+    num_closure = closure_keys.shape[0]
+    closure_vanishing = np.zeros(num_closure, dtype=bool)
+    if forbidden is not None:
+        for q in range(n_players):
+            closure_vanishing |= forbidden[q][closure_keys[:, q]] & (closure_keys[:, q] != 0)
 
     # ------------------------------------------------------------ columns
     col_blocks: list[Block] = []
@@ -238,6 +385,7 @@ def mip_nash(
     if uses_z:
         add("z", 1, "the smallest payoff (maxmin) or the largest payoff gap (envy)")
     add("w", num_products, "product of other players' realization weights")
+    add("u", num_closure, "product of realization weights in the products' equations only")
     num_cols = sum(b.size for b in col_blocks)
 
     # ------------------------------------------------------------ payoff against the others
@@ -269,6 +417,7 @@ def mip_nash(
         if num_products:
             by_count = {f: chain_error(kbp, int(f)) for f in np.unique(product_factors)}
             err[offset["w"] : offset["w"] + num_products] = [by_count[f] for f in product_factors]
+            err[offset["w"] : offset["w"] + num_products][vanishing] = 0.0
         return [abs(G) @ err for G, _ in against]
 
     def promise(dev: list[np.ndarray]) -> float:
@@ -302,6 +451,9 @@ def mip_nash(
         bounds(f"v{p}", lo - reach[p], hi + reach[p])
         bounds(f"s{p}", -dev[p], big[p] + dev[p])
         bounds(f"b{p}", 0.0, 1.0)
+        if forbidden is not None:
+            upper[offset[f"x{p}"] : offset[f"x{p}"] + n[p]][forbidden[p]] = 0.0
+            lower[offset[f"b{p}"] : offset[f"b{p}"] + n[p]][forbidden[p]] = 1.0
         integer[offset[f"b{p}"] : offset[f"b{p}"] + n[p]] = True
         if uses_f:
             bounds(f"f{p}", 0.0, np.inf)
@@ -311,7 +463,8 @@ def mip_nash(
         bounds("z", -np.inf, np.inf)
     if num_products:
         slack = np.array([chain_error(breakpoints, int(f)) if breakpoints else 0.0 for f in product_factors])
-        bounds("w", -slack, 1.0 + slack)
+        bounds("w", np.where(vanishing, 0.0, -slack), np.where(vanishing, 0.0, 1.0 + slack))
+        bounds("u", 0.0, np.where(closure_vanishing, 0.0, 1.0))
 
     # ------------------------------------------------------------ rows
     pieces: list[sp.spmatrix] = []
@@ -378,6 +531,19 @@ def mip_nash(
                 np.full(n[p], -1.0),
                 np.full(n[p], np.inf),
                 "g >= x + b - 1",
+            )
+    if linearize and num_products:
+        equations, tolerance = _product_equations(
+            sf, closure, product_keys, closure_keys, offset, num_cols, np.where(vanishing, 0.0, slack)
+        )
+        if equations.shape[0]:
+            rows(
+                "product_equations",
+                {},
+                -tolerance,
+                tolerance,
+                "sum of a product over the actions of one factor's information set = the product with its parent",
+                full=equations,
             )
     if uses_z:
         root = [sp.csr_matrix(([1.0], ([0], [0])), shape=(1, k[p])) for p in range(n_players)]
@@ -450,6 +616,8 @@ def mip_nash(
             "M": big,
             "bound_factor": bound_factor,
             "products": factor_columns,
+            "equation_products": [x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in closure_keys],
+            "vanishing": vanishing,
             "breakpoints": breakpoints,
             "exact": bool(exact and num_products),
             "promised": promised,
@@ -478,7 +646,7 @@ def _fewest_breakpoints(promise_at: Callable[[int], float], target: float) -> in
 
 def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mccormick: bool = False) -> Any:
     """The Pyomo model of a :func:`mip_nash` program with products: the program's rows as
-    matrix rows and, per product column ``w[j]``, ``w[j] == chain`` of its factors built
+    matrix rows and, per product column ``w[j]`` not fixed at 0, ``w[j] == chain`` of its factors built
     by :func:`equilibria.formulations.products.add_product_chain` with the program's
     breakpoints (``representation`` ``exact``: bilinear, for a global solver)."""
     import pyomo.environ as pyo
@@ -494,7 +662,10 @@ def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mcc
     model.products = pyo.Block()
     links = []
     w_start = lp.meta["offset"]["w"]
+    vanishing = lp.meta["vanishing"]
     for j, cols in enumerate(products):
+        if vanishing[j]:
+            continue  # fixed at 0 by its column bounds
         chain = add_product_chain(
             model.products,
             list(columns[cols]),

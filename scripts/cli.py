@@ -9,6 +9,8 @@
         [--backend B] [--indicators native|bigm|hull]
         [--epsilon E] [--breakpoints K] [--products sos2|cc|incremental|log|dlog|exact]
                                 [--select any|lowest|highest] [--json]
+    equilibria nash GAME [--formulation 1|2|3|4] [--objective O] [--backend B] [--time-limit S]
+        [--epsilon E] [--breakpoints K] [--products log|sos2|...|exact] [--json] [--write FILE]
     equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
     equilibria backends
 
@@ -314,13 +316,22 @@ def cmd_nash(args: argparse.Namespace) -> int:
         objective=args.objective,
         backend=args.backend,
         time_limit=args.time_limit,
+        epsilon=args.epsilon,
+        breakpoints=args.breakpoints,
+        products=args.products,
+        prune=not args.keep_dominated,
         verbose=args.verbose,
     )
     assert isinstance(sol, NashSolution)
     if args.write:
+        from ..formulations.linear_program import LinearProgram
         from ..solvers import write_problem
+        from ..solvers.disjunctive import write_disjunctive
 
-        write_problem(sol.problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+        if isinstance(sol.problem, LinearProgram):
+            write_problem(sol.problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+        else:
+            write_disjunctive(sol.problem, args.write, "bigm")
     if args.json:
         print(sol.to_json())
         return 0
@@ -343,12 +354,22 @@ def cmd_nash(args: argparse.Namespace) -> int:
         + ", ".join(f"{r:.3e}" for r in sol.regrets)
         + f"  (exact best responses; NashConv {sol.nash_conv:.3e})"
     )
+    if sol.num_products:
+        detail = "exact (bilinear)" if sol.products == "exact" else f"{sol.products}, {sol.breakpoints} breakpoints"
+        print(
+            f"products        {sol.num_products} of the others' weights, {detail}; "
+            f"promised NashConv <= {sol.promised_nash_conv:.3e}"
+        )
     if sol.proven_bound is not None:
         print(
-            f"proven bound    sum of regrets <= {sol.proven_bound:.3e} (from the objective {sol.objective_value:.3e})"
+            f"proven bound    sum of regrets <= {sol.proven_bound:.3e} (from the objective {sol.objective_value:.3e}"
+            + (f" and the products' {sol.promised_nash_conv:.3e})" if sol.promised_nash_conv else ")")
         )
     sizes = sol.sizes
-    print(f"program size    {sizes['rows']} rows, {sizes['columns']} columns, {sizes['binaries']} binaries")
+    print(
+        f"program size    {sizes['rows']} rows, {sizes['columns']} columns, {sizes['binaries']} binaries"
+        + (f", {sizes['sos2']} SOS2 sets" if sizes.get("sos2") else "")
+    )
     print(f"status          {sol.status} ({sol.backend})")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
@@ -555,24 +576,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="every region at least this wide in signal units (rules out empty regions)",
     )
-    p.add_argument(
-        "--epsilon",
-        type=_number("positive"),
-        default=None,
-        help="promised NashConv bound of games with three or more players (default 0.05 when "
+    _product_options(
+        p,
+        "promised NashConv bound of games with three or more players (default 0.05 when "
         "--breakpoints is not given either; --products exact allows each row 1e-7)",
-    )
-    p.add_argument(
-        "--breakpoints",
-        type=_number("breakpoints"),
-        default=None,
-        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon)",
-    )
-    p.add_argument(
-        "--products",
-        choices=("sos2", "cc", "incremental", "log", "dlog", "exact"),
-        default=None,
-        help="how products of the others' masses are written (default log; exact: bilinear, for SCIP)",
+        "the others' masses",
     )
     p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
     p.add_argument(
@@ -588,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_threshold)
 
     p = sub.add_parser(
-        "nash", help="an equilibrium of a two-player general-sum game (normal or extensive form) by MIP Nash"
+        "nash", help="an equilibrium of a general-sum or n-player game (normal or extensive form) by MIP Nash"
     )
     p.add_argument("game", type=_text, help="a game: mipnash_test:k=3, random_normal:rows=5, FILE.nfg, FILE.efg")
     p.add_argument(
@@ -606,6 +614,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--backend", type=_text, default="highs", help="solver backend (see 'equilibria backends')")
     p.add_argument("--time-limit", type=_number("positive"), default=None)
+    _product_options(
+        p,
+        "three or more players: the NashConv the products' approximation may cost "
+        "(default 0.05 when --breakpoints is not given either)",
+        "the other players' weights",
+    )
+    p.add_argument(
+        "--keep-dominated",
+        action="store_true",
+        help="keep actions dominated at every node of their information set (removed by default: "
+        "no equilibrium needs them)",
+    )
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true")
@@ -660,6 +680,23 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
+
+
+def _product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str) -> None:
+    """--epsilon, --breakpoints and --products: how a program writes products of weights."""
+    p.add_argument("--epsilon", type=_number("positive"), default=None, help=epsilon_help)
+    p.add_argument(
+        "--breakpoints",
+        type=_number("breakpoints"),
+        default=None,
+        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon)",
+    )
+    p.add_argument(
+        "--products",
+        choices=("sos2", "cc", "incremental", "log", "dlog", "exact"),
+        default=None,
+        help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
+    )
 
 
 def _number(kind: str):  # noqa: ANN202  (an argparse type)

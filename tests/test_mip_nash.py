@@ -278,3 +278,228 @@ def test_bad_options_and_games_are_refused():
         NormalFormGame(np.zeros((2, 2, 0)))
     with pytest.raises(NfgError):
         parse_nfg("")
+
+
+# ---------------------------------------------------------------- dominated actions
+def _removed(game):
+    from equilibria.models.dominance import dominated_actions
+
+    removed = dominated_actions(game)
+    out = set()
+    for k in range(game.num_infosets):
+        start = int(game.infoset_action_start[k])
+        for a in range(int(game.infoset_num_actions[k])):
+            if removed[start + a]:
+                out.add((int(game.infoset_player[k]), str(game.infoset_labels[k]), str(game.action_labels[start + a])))
+    return out
+
+
+def test_dominated_actions_of_kuhn_poker_are_the_hopeless_calls_and_folds():
+    from equilibria.instances.registry import load
+
+    # facing a bet, calling with the lowest card always loses 2 (folding loses 1), and
+    # folding the highest card loses 1 where calling always wins
+    assert _removed(load("kuhn")) == {(1, "J:r", "call"), (1, "K:r", "fold"), (0, "J:cr", "call"), (0, "K:cr", "fold")}
+    game = load("kuhn:players=3")
+    expected = set()
+    for k in range(game.num_infosets):
+        start = int(game.infoset_action_start[k])
+        labels = [str(game.action_labels[start + a]) for a in range(int(game.infoset_num_actions[k]))]
+        card, _, history = str(game.infoset_labels[k]).partition(":")
+        if labels != ["fold", "call"]:
+            continue
+        # with card 2 against a bet and a call, one of the two others holds 3 or 4
+        hopeless = card == "1" or (card == "2" and "call" in history.split("-"))
+        if hopeless:
+            expected.add((int(game.infoset_player[k]), str(game.infoset_labels[k]), "call"))
+        if card == "4":
+            expected.add((int(game.infoset_player[k]), str(game.infoset_labels[k]), "fold"))
+    assert _removed(game) == expected and len(expected) == 21
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pruned_and_unpruned_programs_both_find_equilibria_of_the_full_game(gbt, seed):
+    game = random_game(100 + seed, general_sum=True)
+    for prune in (True, False):
+        answer = solve_nash(game, objective="welfare", prune=prune)
+        sf = answer.sequence_form
+        assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6
+
+
+# ---------------------------------------------------------------- Sheriff
+SHERIFF_SIZES = [
+    dict(max_items=3, max_bribe=3, rounds=1),
+    dict(max_items=2, max_bribe=2, rounds=2),
+    dict(max_items=1, max_bribe=0, rounds=3, item_value=1.5, sheriff_penalty=0.5),
+]
+
+
+@pytest.mark.parametrize("params", SHERIFF_SIZES)
+def test_sheriff_tree_equals_openspiel(params):
+    pyspiel = pytest.importorskip("pyspiel")
+    from equilibria.instances.registry import load
+    from equilibria.models.efg import TERMINAL
+    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.models.sequence import SequenceForm
+
+    theirs = dict(params)
+    theirs["num_rounds"] = theirs.pop("rounds")
+    reference = from_openspiel(pyspiel.load_game("sheriff", theirs))
+    ours = load("sheriff:" + ",".join(f"{k}={v}" for k, v in params.items()))
+    sizes = [[p.num_sequences for p in SequenceForm(game).players] for game in (ours, reference)]
+    assert ours.num_nodes == reference.num_nodes and ours.num_infosets == reference.num_infosets
+    assert sizes[0] == sizes[1]
+    assert np.array_equal(np.sort(ours.terminal_payoffs(), axis=0), np.sort(reference.terminal_payoffs(), axis=0))
+    if params == SHERIFF_SIZES[0]:  # the smallest published size
+        assert sizes[0] == [21, 9] and int(np.count_nonzero(ours.player == TERMINAL)) == 32
+
+
+def test_sheriff_equilibria_are_certified_and_agree_with_openspiels_tree(gbt):
+    pyspiel = pytest.importorskip("pyspiel")
+    from equilibria.models.openspiel_io import from_openspiel
+
+    reference = from_openspiel(pyspiel.load_game("sheriff", {"max_items": 3, "max_bribe": 3, "num_rounds": 1}))
+    ours = solve_nash("sheriff:max_items=3,max_bribe=3,rounds=1", objective="welfare")
+    sf = ours.sequence_form
+    assert max(ours.regrets) <= 1e-9 and max_regret(sf.game, sf, ours.behaviors) <= 1e-6
+    # the best welfare over all equilibria is a property of the game, whoever built the tree
+    theirs = solve_nash(reference, objective="welfare")
+    assert sum(ours.payoffs) == pytest.approx(sum(theirs.payoffs), abs=1e-9)
+    for player in (1, 2):
+        best = solve_nash("sheriff:max_items=3,max_bribe=3,rounds=1", objective=f"best:{player}")
+        assert best.payoffs[player - 1] == pytest.approx(
+            solve_nash(reference, objective=f"best:{player}").payoffs[player - 1], abs=1e-9
+        )
+
+
+def test_sheriff_parameters_are_checked():
+    from equilibria.instances.registry import load
+
+    with pytest.raises(GameError, match="max_items"):
+        load("sheriff:max_items=0")
+    with pytest.raises(GameError, match="item_penalty"):
+        load("sheriff:item_penalty=-1")
+
+
+def test_graphical_games_ignore_the_players_a_player_does_not_see(gbt):
+    from equilibria.instances.normal_form_games import random_graph
+
+    game = random_normal(3, 2, family="graphical", players=4, seed=3)
+    neighbours = random_graph(4, np.random.default_rng(3))
+    u = game.payoffs
+    for i in range(4):
+        for j in set(range(4)) - neighbours[i] - {i}:
+            assert np.ptp(u[i], axis=j).max() == 0.0  # constant in j's strategy
+        for j in neighbours[i]:
+            assert np.ptp(u[i], axis=j).max() > 0.0
+    pytest.importorskip("pyscipopt")
+    small = random_normal(2, 2, family="graphical", players=3, seed=1)
+    answer = solve_nash(small, backend="scip", products="exact")
+    assert gambit_regret(gbt, small, answer.mixed) <= 1e-6
+
+
+def test_cli_nash_three_players_prints_the_promise_and_writes_the_model(gbt, tmp_path):
+    spec = "random_normal:rows=2,cols=2,players=3,seed=4"
+    res = run_cli("nash", spec, "--epsilon", "0.1", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    game = random_normal(2, 2, players=3, seed=4)
+    mixed = [entry["infosets"][0]["probabilities"] for entry in out["profile"]]
+    theirs = gambit_regrets(gbt, game, mixed)
+    assert out["regrets"] == pytest.approx(theirs, abs=1e-6) and sum(theirs) <= 0.1 + 1e-9
+    text = run_cli("nash", spec, "--breakpoints", "3").stdout
+    assert "products" in text and "3 breakpoints; promised NashConv <=" in text
+    for suffix in ("lp", "mps"):
+        path = tmp_path / f"three.{suffix}"
+        res = run_cli("nash", spec, "--epsilon", "0.1", "--write", str(path))
+        assert res.returncode == 0 and path.stat().st_size > 0, res.stderr
+    res = run_cli("nash", spec, "--breakpoints", "1")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
+# ---------------------------------------------------------------- three-player Kuhn poker
+def test_three_player_kuhn_poker_equilibrium_certified_by_openspiel():
+    pyspiel = pytest.importorskip("pyspiel")
+    pytest.importorskip("pyscipopt")
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+    from open_spiel.python.algorithms.expected_game_score import policy_value
+
+    from equilibria.models.openspiel_io import from_openspiel, to_tabular_policy
+
+    os_game = pyspiel.load_game("kuhn_poker(players=3)")
+    game = from_openspiel(os_game)
+    answer = solve_nash(game, backend="scip", products="exact")
+    policy = to_tabular_policy(os_game, game, answer.behaviors)
+    theirs = os_exploitability.nash_conv(os_game, policy)
+    assert theirs <= 1e-6 and answer.nash_conv == pytest.approx(theirs, abs=1e-9)
+    values = policy_value(os_game.new_initial_state(), [policy] * 3)
+    assert answer.payoffs == pytest.approx(list(values), abs=1e-9)
+    assert sum(answer.payoffs) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_native_three_player_kuhn_poker_is_openspiels_and_solves(gbt):
+    pyspiel = pytest.importorskip("pyspiel")
+    pytest.importorskip("pyscipopt")
+    from equilibria.instances.registry import load
+    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.models.sequence import SequenceForm
+
+    ours, theirs = load("kuhn:players=3"), from_openspiel(pyspiel.load_game("kuhn_poker(players=3)"))
+    # OpenSpiel deals one card at a time (16 more chance nodes); the rest is the same
+    assert ours.num_nodes == theirs.num_nodes - 16 and ours.num_infosets == theirs.num_infosets
+    assert np.array_equal(np.sort(ours.terminal_payoffs(), axis=0), np.sort(theirs.terminal_payoffs(), axis=0))
+    assert [p.num_sequences for p in SequenceForm(ours).players] == [
+        p.num_sequences for p in SequenceForm(theirs).players
+    ]
+    answer = solve_nash(ours, backend="scip", products="exact")
+    sf = answer.sequence_form
+    assert max_regret(sf.game, sf, answer.behaviors) <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_products_equations_hold_for_every_profile(seed):
+    """The products' sequence-form equations are identities: the realization plans of any
+    behaviour profile and their exact products satisfy them (so no equilibrium is cut off)."""
+    from equilibria.formulations.mip_nash import mip_nash
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.models.strategy import realization_from_behavior
+
+    game = random_game(200 + seed, max_depth=5, players=3 + seed % 2)
+    sf = SequenceForm(game)
+    lp = mip_nash(sf, 1, "any", exact=True)
+    plain = mip_nash(sf, 1, "any", exact=True, linearize=False)
+    assert lp.num_rows > plain.num_rows
+    rng = np.random.default_rng(seed)
+    column = np.zeros(lp.num_cols)
+    for p, ps in enumerate(sf.players):
+        behavior = np.ones(ps.num_sequences)
+        for i in range(ps.num_infosets):
+            first, count = int(ps.infoset_first_sequence[i]), int(ps.infoset_num_actions[i])
+            behavior[first : first + count] = rng.dirichlet(np.ones(count))
+        start = lp.meta["offset"][f"x{p}"]
+        column[start : start + ps.num_sequences] = realization_from_behavior(ps, behavior)
+    for block, factors in (("w", lp.meta["products"]), ("u", lp.meta["equation_products"])):
+        start = lp.meta["offset"][block]
+        column[start : start + len(factors)] = [np.prod(column[f]) for f in factors]
+    equations = next(b for b in lp.row_blocks if b.name == "product_equations")
+    residual = lp.A.tocsr()[equations.start : equations.stop] @ column
+    assert equations.stop > equations.start and np.abs(residual).max() <= 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_products_equations_keep_every_equilibrium(gbt, seed):
+    """With and without the products' sequence-form equations, exact and approximate
+    products find equilibria (the equations cut no equilibrium off)."""
+    pytest.importorskip("pyscipopt")
+    game = random_game(200 + seed, max_depth=4, players=3)
+    from equilibria.formulations.mip_nash import mip_nash
+    from equilibria.models.sequence import SequenceForm
+
+    sf = SequenceForm(game)
+    plain = mip_nash(sf, 1, "any", exact=True, linearize=False)
+    tight = mip_nash(sf, 1, "any", exact=True)
+    assert tight.num_rows >= plain.num_rows
+    answer = solve_nash(game, backend="scip", products="exact")
+    assert max_regret(sf.game, answer.sequence_form, answer.behaviors) <= 1e-6
+    approximate = solve_nash(game, epsilon=0.2)
+    assert sum(approximate.regrets) <= approximate.promised_nash_conv + 1e-9
