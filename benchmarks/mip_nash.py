@@ -12,6 +12,10 @@ for pygambit's):
   strategic form for normal-form games, whose default follows every path it can reach;
   the sequence form for extensive-form games), floating point.
 
+* OpenSpiel's ``mip_nash`` (formulation 1 with maximum social welfare, written with
+  cvxpy and solved by cvxpy's HiGHS interface; normal form only), when ``open_spiel`` and
+  ``cvxpy`` are importable.
+
 Each row also has the sum of our regrets (exact) and, for welfare, the gap to the best
 welfare enumeration finds. Prints a table of median seconds and the ratios to pygambit's
 methods; writes every row to CSV.
@@ -28,6 +32,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the tests' random tree generator
@@ -80,6 +86,14 @@ def main() -> None:
         tree = random_game(seed, general_sum=True)
         games.append(("random tree", f"{tree.num_nodes} nodes", tree))
 
+    try:
+        import cvxpy  # noqa: F401
+        import pyspiel
+        from open_spiel.python.algorithms.mip_nash import mip_nash as openspiel_mip_nash
+    except ImportError:
+        openspiel_mip_nash = None
+        print("OpenSpiel's mip_nash not run: it needs open_spiel and cvxpy")
+
     rows = []
     for family, size, game in games:
         normal = hasattr(game, "payoffs")
@@ -112,6 +126,17 @@ def main() -> None:
             args.repeat,
         )
         rows.append(dict(family=family, size=size, method="gambit lcp", seconds=seconds))
+        if normal and openspiel_mip_nash is not None:
+            matrix = pyspiel.create_matrix_game(game.payoffs[0].tolist(), game.payoffs[1].tolist())
+            seconds, profile = timed(
+                lambda m=matrix: openspiel_mip_nash(m, "MAX_SOCIAL_WELFARE", solver="HIGHS"), args.repeat
+            )
+            row = dict(family=family, size=size, method="openspiel mip_nash", seconds=seconds)
+            x, y = (np.asarray(v, dtype=float) for v in profile)  # type: ignore[misc]
+            row["regret_sum"] = float(sum(game.regrets([x, y])))
+            if best_welfare is not None:
+                row["welfare_gap"] = best_welfare - float(x @ (game.payoffs[0] + game.payoffs[1]) @ y)
+            rows.append(row)
         for name, options in ours.items():
             seconds, answer = timed(lambda g=game, o=options: solve_nash(g, **o), args.repeat)
             row = dict(family=family, size=size, method=f"ours {name}", seconds=seconds)
@@ -138,7 +163,7 @@ def main() -> None:
                 }
             )
     # table: median seconds per (family, size) and method, medians over seeds
-    methods = ["gambit enummixed", "gambit lcp"] + [f"ours {n}" for n in ours]
+    methods = ["gambit enummixed", "gambit lcp", "openspiel mip_nash"] + [f"ours {n}" for n in ours]
     keys = list(dict.fromkeys((r["family"], r["size"]) for r in rows))
     print(f"\n{'family':>12} {'size':>10} " + " ".join(f"{m.replace('ours ', ''):>12}" for m in methods))
     for key in keys:
@@ -149,10 +174,21 @@ def main() -> None:
             ]
             cells.append(f"{statistics.median(values):12.4f}" if values else f"{'-':>12}")
         print(f"{key[0]:>12} {key[1]:>10} " + " ".join(cells))
-    worst = max((r.get("regret_sum", 0.0) for r in rows), default=0.0)
-    gaps = [abs(r["welfare_gap"]) for r in rows if "welfare_gap" in r]
-    print(f"\nlargest sum of regrets of our answers {worst:.3e}; largest welfare gap to enumeration {max(gaps):.3e}")
-    for ours_name, peer in (("ours F1 any", "gambit lcp"), ("ours F1 welfare", "gambit enummixed")):
+    for who, prefix in (("our answers", "ours"), ("OpenSpiel's mip_nash", "openspiel")):
+        mine = [r for r in rows if r["method"].startswith(prefix)]
+        if not mine:
+            continue
+        worst = max((r.get("regret_sum", 0.0) for r in mine), default=0.0)
+        gaps = [abs(r["welfare_gap"]) for r in mine if "welfare_gap" in r]
+        print(
+            f"largest sum of regrets of {who} {worst:.3e}; "
+            f"largest welfare gap to enumeration {max(gaps, default=0.0):.3e}"
+        )
+    for ours_name, peer in (
+        ("ours F1 any", "gambit lcp"),
+        ("ours F1 welfare", "gambit enummixed"),
+        ("ours F1 welfare", "openspiel mip_nash"),
+    ):
         ratios = []
         for key in keys:
             a = [
@@ -165,6 +201,8 @@ def main() -> None:
             ]
             if a and b:
                 ratios.append(statistics.median(a) / statistics.median(b))
+        if not ratios:
+            continue
         print(
             f"{ours_name} / {peer}: median ratio {statistics.median(ratios):.2f} "
             f"(min {min(ratios):.2f}, max {max(ratios):.2f})"

@@ -139,6 +139,7 @@ def solve_nash(
     breakpoints: int | None = None,
     products: str | None = None,
     prune: bool = True,
+    linearize: bool = True,
     verbose: bool = False,
 ) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
@@ -155,7 +156,8 @@ def solve_nash(
     ``prune`` forbids the actions removed by iterated elimination of actions dominated at
     every node of their information set (:mod:`equilibria.models.dominance`): every
     equilibrium of the reduced game is one of the full game, and the certificate is
-    computed in the full game.
+    computed in the full game. ``linearize`` writes the products' own sequence-form
+    equations (:func:`equilibria.formulations.mip_nash.mip_nash`), a tighter relaxation.
 
     Raises OptionError for a bad option and SolverError when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
@@ -187,6 +189,7 @@ def solve_nash(
             breakpoints=breakpoints,
             products=products,
             prune=prune,
+            linearize=linearize,
             verbose=verbose,
         )
     players = extensive.num_players
@@ -204,6 +207,7 @@ def solve_nash(
             epsilon=epsilon,
             exact=representation == "exact",
             forbidden=forbidden,
+            linearize=linearize,
         )
         num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
         model = nash_model(lp, representation=representation) if num_products else None
