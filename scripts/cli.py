@@ -360,6 +360,9 @@ def cmd_nash(args: argparse.Namespace) -> int:
             f"products        {sol.num_products} of the others' weights, {detail}; "
             f"promised NashConv <= {sol.promised_nash_conv:.3e}"
         )
+    if sol.formulation == 1 and sol.objective != "any" and sol.objective_value is not None:
+        bound = "" if sol.best_bound is None else f"; the solver's bound on it {sol.best_bound:.9f}"
+        print(f"objective       {sol.objective} {sol.objective_value:.9f}{bound}")
     if sol.proven_bound is not None:
         print(
             f"proven bound    sum of regrets <= {sol.proven_bound:.3e} (from the objective {sol.objective_value:.3e}"

@@ -156,6 +156,8 @@ def solve_native_scip(
         message=st,
         active_disjuncts=active,
         indicators="native",
+        # SCIP's proven bound on the objective (also when stopped by a limit)
+        dual_objective=float(scip.getDualbound()) if status in (Status.OPTIMAL, Status.TIME_LIMIT) else None,
     )
 
 

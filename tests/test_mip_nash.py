@@ -503,3 +503,25 @@ def test_products_equations_keep_every_equilibrium(gbt, seed):
     assert max_regret(sf.game, answer.sequence_form, answer.behaviors) <= 1e-6
     approximate = solve_nash(game, epsilon=0.2)
     assert sum(approximate.regrets) <= approximate.promised_nash_conv + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_three_player_best_and_worst_equilibria_bracket_pygambits_enumeration(gbt, seed):
+    """Every equilibrium pygambit's enumpoly_solve lists is feasible for our program, so
+    our best:P and worst:P payoffs bracket the listed ones; SCIP proves its answer optimal
+    (its bound equals the payoff), and pygambit finds no regret in our profiles. (On seed 0
+    our worst:1 is an equilibrium enumpoly does not list: supports 2, 3 and 2, regret 0
+    after Newton refinement.)"""
+    pytest.importorskip("pyscipopt")
+    game = random_normal(2, 3, players=3, seed=seed)
+    found = gbt.nash.enumpoly_solve(strategic(gbt, game)).equilibria
+    listed = np.array([[float(v) for _label, v in eq.payoffs] for eq in found])
+    for player in (1, 3):
+        best = solve_nash(game, backend="scip", products="exact", objective=f"best:{player}")
+        worst = solve_nash(game, backend="scip", products="exact", objective=f"worst:{player}")
+        assert best.payoffs[player - 1] >= listed[:, player - 1].max() - 1e-6
+        assert worst.payoffs[player - 1] <= listed[:, player - 1].min() + 1e-6
+        assert best.best_bound == pytest.approx(best.payoffs[player - 1], abs=1e-6)
+        assert worst.best_bound == pytest.approx(worst.payoffs[player - 1], abs=1e-6)
+        for answer in (best, worst):
+            assert gambit_regret(gbt, game, answer.mixed) <= 1e-5
