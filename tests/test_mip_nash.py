@@ -248,6 +248,8 @@ def test_cli_nash_prints_strategies_payoffs_and_regrets_and_refuses_bad_input(tm
     res = run_cli("nash", "mipnash_test:k=2", "--objective", "welfare")
     assert res.returncode == 0, res.stderr
     assert "a1 0.333333, a2 0.333333, a3 0.333333" in res.stdout and "payoffs         3.000000000" in res.stdout
+    # the unique equilibrium pays 3 each, so the best welfare is 6 and the solver proves it
+    assert "objective       welfare 6.000000000; the solver's bound on it 6.000000000" in res.stdout
     out = json.loads(run_cli("nash", "random_normal:rows=4,cols=3,seed=5", "--formulation", "2", "--json").stdout)
     assert len(out["payoffs"]) == 2 and len(out["regrets"]) == 2 and out["profile"][0]["infosets"][0]["infoset"] == 1
     assert sum(out["profile"][1]["infosets"][0]["probabilities"]) == pytest.approx(1.0)
