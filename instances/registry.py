@@ -427,7 +427,59 @@ def _entries() -> dict[str, GameEntry]:
             signal_sizes,
         ),
     ]
+    entries += [_rules_entry(stem, path) for stem, path in sorted(rules_files().items())]
     return {e.name: e for e in entries}
+
+
+def rules_files() -> dict[str, Path]:
+    """The rules files shipped with the package (``instances/rules/*.py``), by stem."""
+    folder = resources.files(__package__) / "rules"
+    return {
+        Path(str(f)).stem: Path(str(f))
+        for f in folder.iterdir()
+        if str(f).endswith(".py") and not Path(str(f)).name.startswith("_")
+    }
+
+
+def rules_factory(path: Path) -> Callable[..., Any]:
+    """A factory generating the game of the rules file ``path``, taking the rules'
+    parameters (its signature is theirs, so parameters are typed by their defaults)."""
+    from ..models.rules import generate, load_rules
+
+    rules_file = load_rules(path)
+
+    def build(**params: Any) -> ExtensiveGame:
+        return generate(rules_file, **params)
+
+    build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in rules_file.parameters]
+    )
+    build.summary = _first_line(path) or rules_file.title  # type: ignore[attr-defined]
+    return build
+
+
+def _first_line(path: Path) -> str:
+    import ast
+
+    doc = ast.get_docstring(ast.parse(path.read_text()))
+    return doc.strip().splitlines()[0].rstrip(".") if doc else ""
+
+
+def _rules_entry(stem: str, path: Path) -> GameEntry:
+    factory = rules_factory(path)
+    summary = getattr(factory, "summary", stem)
+    return GameEntry(stem, f"{summary} (rules file rules/{path.name})", {"extensive": factory})
+
+
+def _rules_description(spec: str, path_text: str, params: str) -> GameDescription:
+    """The game of a rules file given by path, with ``key=value`` parameters."""
+    path = Path(path_text)
+    if not path.is_file():
+        raise UnknownInstanceError(f"no such rules file: {path_text}")
+    factory = rules_factory(path)
+    parameters = _parameters(factory)
+    kwargs = parse_params(path_text, params, parameters)
+    return GameDescription(spec, path.stem, kwargs, {"extensive": partial(factory, **kwargs)})
 
 
 _ENTRIES: dict[str, GameEntry] | None = None
@@ -515,6 +567,9 @@ def describe(spec: Any) -> GameDescription:
         )
     if spec.startswith("openspiel:"):
         return _openspiel(spec)
+    rules_spec = re.fullmatch(r"(?P<path>.+\.py)(?::(?P<params>.*))?", spec, flags=re.DOTALL)
+    if rules_spec:
+        return _rules_description(spec, rules_spec["path"], rules_spec["params"] or "")
     if spec.endswith(".nfg"):
         from ..models.nfg_io import read_nfg
 

@@ -196,7 +196,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{'':<{width}}  parameters: {params}; routes: {', '.join(r['routes'])}")
     print()
     print("routes: " + "; ".join(f"{name} ({route.summary})" for name, route in ROUTES.items()))
-    print("also: a path to a .efg file, or openspiel:GAME_STRING (needs open_spiel)")
+    print(
+        "also: a path to a .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME_STRING (needs open_spiel)"
+    )
     return 0
 
 
