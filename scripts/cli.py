@@ -12,10 +12,13 @@
     equilibria nash GAME [--formulation 1|2|3|4] [--objective O] [--backend B] [--time-limit S]
         [--epsilon E] [--breakpoints K] [--products log|sos2|...|exact] [--json] [--write FILE]
     equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
+    equilibria show GAME [--infoset REGEX] [--beliefs] [--plot FILE.png] [--json]
+    equilibria play GAME [--as PLAYER] [--seed S] [--hands N]
     equilibria backends
 
 GAME is a registered name with parameters (``leduc:ranks=4``; ``equilibria games`` lists
-them), a bundled game, a path to a ``.efg`` file or ``openspiel:GAME_STRING``. Errors in
+them), a bundled game, a path to a ``.efg`` file, a rules file ``PATH.py[:key=value,...]``
+or ``openspiel:GAME_STRING``. Errors in
 the input print one line on stderr and exit with status 2.
 """
 
@@ -382,6 +385,76 @@ def cmd_nash(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_equilibrium(answer: Any) -> None:
+    """One line for the equilibrium shown or played against, with its certificate."""
+    if answer.zero_sum and answer.value is not None and answer.sequence_form.num_players == 2:
+        what = f"value (player 1) {answer.value:.9f}"
+    else:
+        what = "payoffs " + ", ".join(f"{v:.9f}" for v in answer.payoffs or [])
+    print(
+        f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses); "
+        f"{answer.route} route, {answer.status} ({answer.backend})"
+    )
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from ..models.output import atomic_output
+    from ..models.presentation import belief_report, plot_strategies, present, strategy_report
+    from .play import equilibrium_for
+
+    answer = equilibrium_for(args.game, args.backend, args.time_limit)
+    game = answer.sequence_form.game
+    pres = present(game, answer.behaviors)
+    table = strategy_report(pres, args.infoset)
+    beliefs = belief_report(pres, args.infoset) if args.beliefs else None
+    if args.infoset and table.empty:
+        raise _usage(f"--infoset '{args.infoset}' matches no information set of {game.title or args.game}")
+    if args.plot:
+        with atomic_output(args.plot) as tmp:
+            plot_strategies(pres, str(tmp))
+    if args.json:
+        out = {
+            "game": game.title or args.game,
+            "payoffs": answer.payoffs,
+            "nash_conv": answer.nash_conv,
+            "strategies": table.to_dict(orient="records"),
+        }
+        if beliefs is not None:
+            out["beliefs"] = beliefs.to_dict(orient="records")
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"game            {game.title or args.game}")
+    _print_equilibrium(answer)
+    width = max((len(str(a)) for a in table["action"]), default=4)
+    for (player, infoset), rows in table.sort_values(["player", "infoset"], kind="stable").groupby(
+        ["player", "infoset"], sort=False
+    ):
+        first = rows.iloc[0]
+        name = game.player_names[int(player) - 1]
+        print(f"\n{name} #{infoset}: {first['label']}   (reached {first['reach']:.4f})")
+        for _, row in rows.iterrows():
+            print(f"    {row['action']:<{width}}  probability {row['probability']:.4f}   value {row['value']:+.4f}")
+        if beliefs is not None:
+            mine = beliefs[(beliefs["player"] == player) & (beliefs["infoset"] == infoset)]
+            parts = [f"{r['hidden']} {r['belief']:.4f}" for _, r in mine.iterrows()]
+            print("    beliefs: " + ", ".join(parts))
+    if args.plot:
+        print(f"\nplot            written to {args.plot}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from ..models.presentation import present
+    from .play import equilibrium_for, parse_seat, play
+
+    answer = equilibrium_for(args.game, args.backend, args.time_limit)
+    game = answer.sequence_form.game
+    seat = parse_seat(game, args.seat)
+    _print_equilibrium(answer)
+    play(present(game, answer.behaviors), seat, args.hands, args.seed)
+    return 0
+
+
 def cmd_backends(args: argparse.Namespace) -> int:
     from ..solvers import CAPABILITIES, available_backends, get_backend, registered
 
@@ -463,6 +536,27 @@ def build_parser() -> argparse.ArgumentParser:
         return _add(*a, parents=[common], **k)
 
     sub.add_parser = add_parser  # type: ignore[method-assign,assignment]  # every command takes --quiet
+
+    p = sub.add_parser(
+        "show", help="an equilibrium as a person reads it: per information set the actions, values and beliefs"
+    )
+    p.add_argument("game")
+    p.add_argument("--infoset", type=_text, default=None, help="only information sets whose label matches this regex")
+    p.add_argument("--beliefs", action="store_true", help="the player's posterior over the nodes it cannot tell apart")
+    p.add_argument("--plot", type=_text, default=None, help="draw the strategies (probability against private info)")
+    p.add_argument("--backend", type=_text, default=None, help="solver (default highs; scip for 3+ players)")
+    p.add_argument("--time-limit", type=_number("positive"), default=None, help="seconds for the solver")
+    p.add_argument("--json", action="store_true", help="the tables as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("play", help="play hands in the terminal against the computed equilibrium")
+    p.add_argument("game")
+    p.add_argument("--as", dest="seat", type=_text, default=None, help="your seat: a player's name or number")
+    p.add_argument("--seed", type=int, default=None, help="seed of the cards and the program's moves")
+    p.add_argument("--hands", type=_number("count"), default=5, help="hands to play (default 5)")
+    p.add_argument("--backend", type=_text, default=None, help="solver (default highs; scip for 3+ players)")
+    p.add_argument("--time-limit", type=_number("positive"), default=None, help="seconds for the solver")
+    p.set_defaults(func=cmd_play, interactive=True)
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
     p.add_argument("game")
@@ -817,8 +911,11 @@ def _run(argv: list[str] | None) -> int:
         with _progress(getattr(args, "quiet", False), getattr(args, "verbose", False)):
             # what a command prints is held back until it has succeeded: an error or an
             # interrupt leaves no partial output
-            with contextlib.redirect_stdout(out):
-                code = args.func(args)
+            if getattr(args, "interactive", False):
+                code = args.func(args)  # a person reads it as it happens
+            else:
+                with contextlib.redirect_stdout(out):
+                    code = args.func(args)
     except EquilibriaError as exc:
         print(f"equilibria: error: {exc}", file=sys.stderr)
         return 2

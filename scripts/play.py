@@ -1,0 +1,174 @@
+"""Play a game in the terminal against a computed equilibrium (``equilibria play``).
+
+The program samples chance and its own seats from the equilibrium; the person's seat is
+asked at each of its decisions, shown what that seat knows (the information set's label)
+and the actions. After each hand: what happened and the running score. At the end: the
+expected value of the person's choices against the equilibrium, beside the expected value
+the equilibrium's own mix had at the same decisions (both given the person's information
+and beliefs), so the cost of each deviation is an expectation, not luck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
+from ..models.errors import EquilibriaError
+from ..models.presentation import Presentation, _edge_text
+
+
+class InputEnded(EquilibriaError):
+    """The person's input ended before the last hand."""
+
+
+@dataclass
+class Session:
+    """A run of hands: scores and the person's decisions with their expected values."""
+
+    seat: int
+    score: float = 0.0
+    hands: int = 0
+    chosen_value: float = 0.0
+    equilibrium_value: float = 0.0
+    decisions: int = 0
+    log: list[str] = field(default_factory=list)
+
+
+def parse_seat(game: ExtensiveGame, text: str | None) -> int:
+    """A seat from a player's name or 1-based number (default: player 1)."""
+    if text is None:
+        return 0
+    names = [n.lower() for n in game.player_names]
+    if text.lower() in names:
+        return names.index(text.lower())
+    if text.strip().isdigit() and 1 <= int(text) <= game.num_players:
+        return int(text) - 1
+    raise EquilibriaError(
+        f"--as {text!r}: the players are " + ", ".join(f"{i + 1} ({n})" for i, n in enumerate(game.player_names))
+    )
+
+
+def play(
+    pres: Presentation,
+    seat: int,
+    hands: int,
+    seed: int | None,
+    ask: Callable[[str], str] = input,
+    out: TextIO | None = None,
+) -> Session:
+    """Play ``hands`` hands with the person at ``seat``; returns the session."""
+    import sys
+
+    stream = out or sys.stdout
+    game = pres.game
+    rng = np.random.default_rng(seed)
+    session = Session(seat)
+    you = game.player_names[seat]
+
+    def say(text: str = "") -> None:
+        print(text, file=stream, flush=True)
+
+    payoffs = game.terminal_payoffs()
+    say(f"{game.title}: you are {you} (player {seat + 1}); the program plays the equilibrium.")
+    for hand in range(1, hands + 1):
+        say(f"\n--- hand {hand} of {hands} ---")
+        node = 0
+        last_seen: dict[int, str] = {}
+        while game.player[node] != TERMINAL:
+            first = int(game.first_child[node])
+            count = int(game.num_children[node])
+            kids = np.arange(first, first + count)
+            mover = int(game.player[node])
+            if mover == CHANCE or mover != seat:
+                probs = pres.edge_prob[kids]
+                if mover != CHANCE:
+                    last_seen[mover] = _label(game, int(game.infoset[node]))
+                node = int(rng.choice(kids, p=probs / probs.sum()))
+                if mover != CHANCE:
+                    say(f"{game.player_names[mover]}: {game.edge_label(node)}")
+                continue
+            k = int(game.infoset[node])
+            label = _label(game, k)
+            actions = [game.action_label(k, a) for a in range(count)]
+            say(f"you know: {label}")
+            say("  " + "   ".join(f"{i + 1}) {a}" for i, a in enumerate(actions)))
+            a = _read_choice(actions, ask)
+            start = int(game.infoset_action_start[k])
+            values = pres.action_values[start : start + count]
+            mix = pres.action_probs[start : start + count]
+            session.chosen_value += float(values[a])
+            session.equilibrium_value += float(mix @ values)
+            session.decisions += 1
+            node = int(kids[a])
+        payoff = float(payoffs[np.searchsorted(game.terminals, node)][seat])
+        session.score += payoff
+        session.hands = hand
+        say("hand: " + "; ".join(_path(game, node)))
+        for p, label in sorted(last_seen.items()):
+            say(f"{game.player_names[p]} knew: {label}")
+        say(
+            f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'draw'} {abs(payoff):g}; score {session.score:+g}"
+        )
+    say("")
+    say(f"score           {session.score:+g} over {session.hands} hands")
+    if session.decisions:
+        say(
+            f"your choices    expected value {session.chosen_value:+.4f} against the equilibrium, over "
+            f"{session.decisions} decisions; the equilibrium's own mix there: {session.equilibrium_value:+.4f} "
+            f"(difference {session.chosen_value - session.equilibrium_value:+.4f})"
+        )
+    return session
+
+
+def _read_choice(actions: list[str], ask: Callable[[str], str]) -> int:
+    lowered = [a.lower() for a in actions]
+    while True:
+        try:
+            text = ask("> ").strip().lower()
+        except EOFError:
+            raise InputEnded("the input ended before the last hand") from None
+        if text.isdigit() and 1 <= int(text) <= len(actions):
+            return int(text) - 1
+        if text in lowered:
+            return lowered.index(text)
+        starts = [i for i, a in enumerate(lowered) if text and a.startswith(text)]
+        if len(starts) == 1:
+            return starts[0]
+        print(f"  choose 1 to {len(actions)} or an action's name", flush=True)
+
+
+def _label(game: ExtensiveGame, k: int) -> str:
+    return str(game.infoset_labels[k]) if game.infoset_labels is not None else f"information set {k + 1}"
+
+
+def _path(game: ExtensiveGame, node: int) -> list[str]:
+    """The moves of a play; chance outcomes only where the game names them."""
+    steps = []
+    while game.parent[node] >= 0:
+        par = int(game.parent[node])
+        named = game.player[par] != CHANCE or (game.chance_labels is not None and str(game.chance_labels[node]))
+        if named:
+            steps.append(_edge_text(game, node))
+        node = par
+    return steps[::-1]
+
+
+def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | None = None) -> Any:
+    """The certified answer ``show`` and ``play`` use: the sequence-form LP for two-player
+    zero-sum games, MIP Nash otherwise (exact products on SCIP for more than two players)."""
+    from ..instances import describe
+    from ..routes import solve
+
+    description = describe(spec)
+    game = description.extensive()
+    pay = game.terminal_payoffs()
+    zero_sum = bool(np.allclose(pay.sum(axis=1), 0.0, atol=1e-9))
+    if game.num_players == 2 and zero_sum:
+        return solve(description, "lp", backend=backend or "highs", time_limit=time_limit)
+    if game.num_players == 2:
+        return solve(description, "nash", backend=backend or "highs", time_limit=time_limit)
+    return solve(description, "nash", backend=backend or "scip", products="exact", time_limit=time_limit)
