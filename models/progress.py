@@ -20,14 +20,17 @@ _log = logging.getLogger("equilibria.progress")
 @contextmanager
 def stage(name: str) -> Iterator[None]:
     """Announce the stage ``name`` for as long as the block runs (DEBUG records carrying
-    ``stage``, ``event`` = ``start``/``end`` and, at the end, ``seconds``)."""
+    ``stage``, ``event`` = ``start``, then ``end`` or, when the block raised, ``failed``,
+    with ``seconds``)."""
     t0 = time.perf_counter()
     _log.debug("%s", name, extra={"stage": name, "event": "start"})
+    ended = "failed"  # an error or interrupt ends the stage without it being done
     try:
         yield
+        ended = "end"
     finally:
         seconds = time.perf_counter() - t0
-        _log.debug("%s: %.1f s", name, seconds, extra={"stage": name, "event": "end", "seconds": seconds})
+        _log.debug("%s: %.1f s", name, seconds, extra={"stage": name, "event": ended, "seconds": seconds})
 
 
 __all__ = ["stage"]

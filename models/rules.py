@@ -472,6 +472,33 @@ class Explorer:
     def _token_text(self, who: int, value: Any) -> str:
         return _render(value) if who == _FACT else f"{self.players[who]} {_render(value)}"
 
+    def _history_texts(self) -> Callable[[int], tuple[str, str, str]]:
+        """A function giving, per observation history, its text in full, its private facts
+        and the rest; each history's text is built once from its parent's."""
+        memo: dict[int, tuple[str, str, str]] = {0: ("", "", "")}
+
+        def join(a: str, b: str) -> str:
+            return f"{a}; {b}" if a else b
+
+        def texts_of(hid: int) -> tuple[str, str, str]:
+            chain = []
+            while hid not in memo:
+                chain.append(hid)
+                hid = self._hist_parent[hid]
+            full, priv, pub = memo[hid]
+            for h in reversed(chain):
+                who, value = self._hist_token[h]
+                text = self._token_text(who, value)
+                full = join(full, text)
+                if who == _FACT and self._hist_private[h]:
+                    priv = join(priv, text)
+                else:
+                    pub = join(pub, text)
+                memo[h] = (full, priv, pub)
+            return memo[hid] if not chain else memo[chain[0]]
+
+        return texts_of
+
     def infoset_text(self, k: int) -> str:
         """What the player knows at information set ``k``, in the rules' words."""
         return "; ".join(self._token_text(w, v) for w, v, _ in self._history(self.infoset_hist[k])) or "start"
@@ -503,14 +530,13 @@ class Explorer:
         payoffs[terms] = np.frombuffer(self.payoff, dtype=np.float64).reshape(-1, P)
         num_actions = np.array([len(o) for o in self.infoset_options], dtype=np.int32)
         action_labels = np.asarray([_render(o) for opts in self.infoset_options for o in opts], dtype=str)
-        private, public, labels = [], [], []
-        for k in range(len(self.infoset_player)):
-            hist = self._history(self.infoset_hist[k])
-            priv = [_render(v) for w, v, is_private in hist if w == _FACT and is_private]
-            pub = [self._token_text(w, v) for w, v, is_private in hist if not (w == _FACT and is_private)]
-            private.append("; ".join(priv))
-            public.append("; ".join(pub))
-            labels.append("; ".join(self._token_text(w, v) for w, v, _ in hist) or "start")
+        texts_of = self._history_texts()
+        labels, private, public = [], [], []
+        for hid in self.infoset_hist:
+            full, priv, pub = texts_of(hid)
+            labels.append(full or "start")
+            private.append(priv)
+            public.append(pub)
         game = ExtensiveGame.from_arrays(
             parent=parent,
             player=kind,

@@ -437,7 +437,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         if beliefs is not None:
             mine = beliefs[(beliefs["player"] == player) & (beliefs["infoset"] == infoset)]
             parts = [f"{r['hidden']} {r['belief']:.4f}" for _, r in mine.iterrows()]
-            print("    beliefs: " + ", ".join(parts))
+            unreached = " (nobody reaches it: chance alone)" if first["reach"] <= 0 else ""
+            print(f"    beliefs{unreached}: " + ", ".join(parts))
     if args.plot:
         print(f"\nplot            written to {args.plot}")
     return 0
@@ -851,11 +852,11 @@ class _Progress(logging.Handler):
         with self.state_lock:
             if event == "start":
                 self.stages.append((record.getMessage(), time.perf_counter()))
-            elif event == "end":
+            elif event in ("end", "failed"):
                 seconds = getattr(record, "seconds", 0.0)
                 name = getattr(record, "stage", "")
                 self.stages = [st for st in self.stages if st[0] != name]
-                if seconds >= self.SHOW_AFTER:
+                if event == "end" and seconds >= self.SHOW_AFTER:
                     self._say(f"{name}: done in {seconds:.1f} s")
             elif record.levelno >= logging.INFO:
                 self._say(record.getMessage())

@@ -102,7 +102,11 @@ BAD_PROBS = (
         (BAD_EFG, ["solve"], "line 5"),
         (IMPERFECT_RECALL, ["solve"], "imperfect recall at player 1 information set 2 'second'"),
         (BAD_PROBS, ["info"], "node 0 'coin'"),
-        (None, ["solve", "no_such_game"], "known: generalized_kuhn, inspection_rules, kuhn, kuhn3_rules, kuhn_continuous"),
+        (
+            None,
+            ["solve", "no_such_game"],
+            "known: generalized_kuhn, inspection_rules, kuhn, kuhn3_rules, kuhn_continuous",
+        ),
         (None, ["solve", "kuhn", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
         (GENERAL_SUM, ["solve"], "needs a zero-sum game, but the payoffs at node 3 (path: a/c) sum to 3.0"),

@@ -58,7 +58,9 @@ def test_payoff_matrix_sums_chance_weighted_payoffs(kuhn):
 
 
 def test_unknown_instance_lists_known_names():
-    with pytest.raises(UnknownInstanceError, match="known: generalized_kuhn, kuhn, kuhn_continuous, leduc, liars_dice"):
+    with pytest.raises(
+        UnknownInstanceError, match="known: generalized_kuhn, inspection_rules, kuhn, kuhn3_rules, kuhn_continuous"
+    ):
         equilibria.load("holdem")
 
 

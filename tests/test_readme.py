@@ -31,3 +31,12 @@ def test_the_backend_shown_in_the_architecture_is_the_real_one():
     first = ast.parse(source).body[0]
     assert isinstance(first, ast.Expr)  # the module docstring, left out of the page
     assert shown == "\n".join(source.splitlines()[first.end_lineno :]).strip("\n")
+
+
+def test_the_rules_file_shown_is_the_shipped_one():
+    root = README.parent
+    text = README.read_text()
+    start = text.index("## Games written as rules")
+    block = text[text.index("```python\n", start) + len("```python\n") :]
+    shown = block[: block.index("```")]
+    assert shown == (root / "instances" / "rules" / "kuhn_rules.py").read_text()

@@ -9,29 +9,32 @@ in both. Between them one card is turned face up on the board. At the showdown a
 whose card pairs the board wins; otherwise the higher rank wins; equal ranks split.
 """
 
+from functools import cache
+
 PLAYERS = ("Player 1", "Player 2")
 TITLE = "Leduc hold'em"
-NAMES = "23456789TJQKA"
-SUITS = "shdc"
+
+
+@cache
+def cards(ranks, suits):
+    """The deck as (rank, suit) pairs, lowest rank first, and each card's name."""
+    deck = tuple((r, s) for r in range(ranks) for s in range(suits))
+    names = {(r, s): "23456789TJQKA"[13 - ranks + r] + ("shdc"[s] if suits > 1 else "") for r, s in deck}
+    return deck, names
 
 
 def rules(g, ranks=3, suits=2):
-    deck = tuple((r, s) for r in range(ranks) for s in range(suits))
-
-    def name(card):
-        rank, suit = card
-        return NAMES[13 - ranks + rank] + (SUITS[suit] if suits > 1 else "")
-
+    deck, name = cards(ranks, suits)
     hands = []
     for p in (0, 1):
         card = g.chance([c for c in deck if c not in hands], label=f"the card of {PLAYERS[p]}")
-        g.reveal(p, ("card", name(card)))
+        g.reveal(p, ("card", name[card]))
         hands.append(card)
     pot = [1, 1]
     if not betting(g, pot, 2):
         return
     board = g.chance([c for c in deck if c not in hands], label="the board card")
-    g.reveal(g.everyone, ("board", name(board)))
+    g.reveal(g.everyone, ("board", name[board]))
     if not betting(g, pot, 4):
         return
     strength = [rank + (ranks if rank == board[0] else 0) for rank, _ in hands]

@@ -18,10 +18,11 @@ def rules(g, sides=6):
         g.reveal(p, ("die", die))
         dice.append(die)
     bids = [(q, f) for q in (1, 2) for f in range(1, sides + 1)]  # in increasing order
+    names = [f"{q}-{f}" for q, f in bids]
     last, bidder = -1, 1
     while True:
         player = 1 - bidder
-        options = [f"{q}-{f}" for q, f in bids[last + 1 :]] + (["Liar"] if last >= 0 else [])
+        options = names[last + 1 :] + ["Liar"] if last >= 0 else names
         choice = g.choose(player, options)
         if choice == "Liar":
             quantity, face = bids[last]
