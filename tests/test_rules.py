@@ -221,3 +221,52 @@ def test_information_sets_are_what_gala_says(tmp_path):
     path = tmp_path / "textwrap.py"
     path.write_text(textwrap.dedent(PEEK_RULES))
     assert generate(path).counts().infosets == (2, 4)
+
+
+def test_three_player_leduc_rules_deal_two_players_as_leduc(tmp_path):
+    # the same rules with two seats are Leduc hold'em: the betting generalises
+    text = _shipped("leduc3_rules").replace(
+        'PLAYERS = ("Player 1", "Player 2", "Player 3")', 'PLAYERS = ("Player 1", "Player 2")'
+    )
+    path = tmp_path / "leduc2.py"
+    path.write_text(text)
+    ours, theirs = generate(path, ranks=3, suits=2), load("leduc")
+    assert ours.counts() == theirs.counts()
+    assert equilibria.solve(ours).value == pytest.approx(equilibria.solve(theirs).value, abs=1e-9)
+
+
+def test_three_player_leduc_small_deck_is_certified():
+    from equilibria.models.best_response import certify
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.models.strategy import uniform_behavior
+
+    game = load("leduc3_rules:ranks=2,suits=2")
+    assert game.counts().sequences == (4277, 4277, 4277)
+    assert np.allclose(game.terminal_payoffs().sum(axis=1), 0.0)
+    sf = SequenceForm(game)
+    cert = certify(sf, [uniform_behavior(ps) for ps in sf.players])
+    assert cert.payoffs.sum() == pytest.approx(0.0, abs=1e-12)
+    assert cert.nash_conv > 0
+
+
+@pytest.mark.slow
+def test_three_player_leduc_rules_are_openspiels_game():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python import policy as policy_lib
+    from open_spiel.python.algorithms import expected_game_score
+
+    from equilibria.models.presentation import present
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.models.strategy import uniform_behavior
+
+    game = load("leduc3_rules")
+    counts = game.counts()
+    # OpenSpiel's leduc_poker(players=3), counted state by state
+    assert (counts.nodes, counts.terminal, counts.chance) == (1831601, 1043952, 10481)
+    assert counts.infosets == (8600, 8600, 8600) and counts.sequences == (19689, 19689, 19689)
+    spiel = pyspiel.load_game("leduc_poker", {"players": 3})
+    uniform = policy_lib.UniformRandomPolicy(spiel)
+    theirs = expected_game_score.policy_value(spiel.new_initial_state(), [uniform] * 3)
+    sf = SequenceForm(game)
+    ours = present(game, [uniform_behavior(ps) for ps in sf.players]).values[0]
+    assert ours == pytest.approx(theirs, abs=1e-9)
