@@ -41,6 +41,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -410,24 +411,33 @@ class Explorer:
         if self._done:
             raise self._fail("outcome() called twice in one play")
         try:
-            values = array("d", payoffs)
-        except (TypeError, ValueError):
+            count = len(payoffs)
+            total = sum(payoffs)
+            finite = total - total == 0  # False for nan or an infinity
+        except TypeError:
             raise self._fail(f"outcome() needs one number per player, not {payoffs!r}") from None
-        if len(values) != self.num_players:
-            raise self._fail(f"outcome() gives {len(values)} payoffs for {self.num_players} players")
-        total = sum(values)
-        if total - total != 0:  # nan or infinite
+        if count != self.num_players:
+            raise self._fail(f"outcome() gives {count} payoffs for {self.num_players} players")
+        if not finite:
             raise self._fail(f"outcome() payoffs must be finite numbers, not {payoffs!r}")
-        node = self._new_node(TERMINAL)
+        pos = self._pos
+        node = len(self.kind)
+        if pos:
+            self.parent.append(self._moves[pos - 1][0])
+            self.action.append(self._path[pos - 1])
+        else:
+            self.parent.append(-1)
+            self.action.append(-1)
+        self.kind.append(TERMINAL)
         self.infoset.append(-1)
         self.terminal_node.append(node)
-        self.payoff.extend(values)
+        self.payoff.extend([float(v) for v in payoffs])
         self._done = True
 
     # ---------------------------------------------------------------- exploration
     def explore(self, params: dict[str, Any]) -> None:
         """Run the rules over every path of the tree."""
-        rules = self.file.rules
+        rules = partial(self.file.rules, self, **params)
         path, moves, taken = self._path, self._moves, self._taken
         while True:
             self._pos = 0
@@ -436,7 +446,7 @@ class Explorer:
                 self._hist = [0] * self.num_players
                 self._own = [(-1, 0)] * self.num_players
             try:
-                rules(self, **params)
+                rules()
             except RulesError:
                 raise
             except RecursionError:
