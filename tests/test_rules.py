@@ -270,3 +270,11 @@ def test_three_player_leduc_rules_are_openspiels_game():
     sf = SequenceForm(game)
     ours = present(game, [uniform_behavior(ps) for ps in sf.players]).values[0]
     assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_liars_dice_with_six_sides_has_the_generators_value():
+    ours, theirs = equilibria.solve("liars_dice_rules:sides=6"), equilibria.solve("liars_dice:sides=6")
+    assert ours.value == pytest.approx(theirs.value, abs=1e-9)
+    assert ours.value == pytest.approx(-7 / 258, abs=1e-9)  # the game's known value for player 1
+    assert ours.exploitability <= 1e-9
