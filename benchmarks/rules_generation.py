@@ -18,10 +18,11 @@ and each peer's time over the rules' time; writes every row to CSV.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
+
+from tables import write_csv
 
 HERE = Path(__file__).resolve().parent
 GAMES = [
@@ -92,11 +93,7 @@ def main() -> None:
             f"{r['game']:<{width}}  {r['source']:<15} {r['nodes']:>9,} {r['seconds_min']:>8.3f} "
             f"{r['seconds_median']:>9.3f} {r['nodes_per_second']:>10,} {ratio:>9}"
         )
-    with open(args.out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"written to {args.out}")
+    write_csv(rows, args.out)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,13 @@ from .formulations.linear_program import LinearProgram
 from .models import checks
 from .models.best_response import certify
 from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
-from .models.gameshrink import game_shrink
+from .models.gameshrink import game_shrink, published_shrink
 from .models.ordered import OrderedGame, SignalSpace
 from .models.progress import stage
 from .models.sequence import SequenceForm
+
+#: The merge rules: the project's lossless one, and the paper's as published (not lossless).
+RULES = ("lossless", "published")
 
 #: Largest original game (information sets per player) lifted and certified by default.
 LIFT_LIMIT = 2_000_000
@@ -43,6 +46,7 @@ class ShrinkReport:
     lp: LinearProgram
     threshold: float
     signal_tree_nodes: int
+    rule: str
     classes: dict
     rows_before: int
     columns_before: int
@@ -55,6 +59,7 @@ class ShrinkReport:
         """The JSON of ``equilibria shrink``."""
         return {
             "game": self.game.name,
+            "rule": self.rule,
             "threshold": self.threshold,
             "signal_tree_nodes": self.signal_tree_nodes,
             "classes": self.classes,
@@ -70,11 +75,19 @@ class ShrinkReport:
         }
 
 
-def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkReport:
-    """Run GameShrink (lossless, or lossy with ``threshold``) and build the shrunk LP.
+def shrink(game: Any, threshold: float = 0.0, progress: bool = False, rule: str = "lossless") -> ShrinkReport:
+    """Run GameShrink and build the shrunk LP.
 
+    ``rule`` is ``"lossless"`` (the project's rule: matched opponent cards must also lie
+    in the same opponent class; with ``threshold`` > 0 the lossy variant on top of it) or
+    ``"published"`` (Gilpin and Sandholm's Algorithm 1 per player on the own tree, which
+    merges more and is not lossless: :func:`~equilibria.models.gameshrink.published_shrink`).
     ``game`` is an OrderedGame or anything the game registry resolves to one."""
     checks.number("threshold", threshold, optional=False)
+    if rule not in RULES:
+        raise checks.OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
+    if rule == "published" and threshold > 0:
+        raise checks.OptionError("threshold (lossy GameShrink) applies to the lossless rule, not to the published one")
     if not isinstance(game, OrderedGame):
         from .instances.registry import describe
 
@@ -83,8 +96,11 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkR
     with stage("building the signal tree"):
         space = SignalSpace(game)
     t1 = time.perf_counter()
-    with stage("GameShrink"):
-        filt = game_shrink(game, space, threshold=threshold, progress=progress)
+    with stage(f"GameShrink ({rule} rule)"):
+        if rule == "published":
+            filt = published_shrink(game, space)
+        else:
+            filt = game_shrink(game, space, threshold=threshold, progress=progress)
     t2 = time.perf_counter()
     with stage("building the shrunk sequence form and LP"):
         fg = filtered_sequence_form(filt)
@@ -97,6 +113,7 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False) -> ShrinkR
         filtered=fg,
         lp=lp,
         threshold=threshold,
+        rule=rule,
         signal_tree_nodes=game.signal_tree_nodes(),
         classes=filt.summary(),
         rows_before=before["rows"],
@@ -148,6 +165,7 @@ def solve_shrunk(
     lift: bool | None = None,
     progress: bool = False,
     *,
+    rule: str = "lossless",
     time_limit: float | None = None,
     target_exploitability: float | None = None,
     verbose: bool = False,
@@ -157,7 +175,7 @@ def solve_shrunk(
     :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True), lift the
     strategies back and certify them there (Gilpin and Sandholm, "Lossless abstraction of
     imperfect information games", 2007: lossless shrinking keeps equilibria)."""
-    report = shrink(game, threshold, progress=progress)
+    report = shrink(game, threshold, progress=progress, rule=rule)
     fg = report.filtered
     sf = fg.sequence_form
     times = dict(report.seconds)
@@ -206,4 +224,4 @@ def solve_shrunk(
     )
 
 
-__all__ = ["LIFT_LIMIT", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]
+__all__ = ["LIFT_LIMIT", "RULES", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]

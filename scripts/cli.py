@@ -1,6 +1,6 @@
 """The ``equilibria`` command.
 
-    equilibria solve GAME [--shrink [--threshold T]] [--backend B] [--method M] [--time-limit S]
+    equilibria solve GAME [--shrink [--threshold T] [--rule R]] [--backend B] [--method M] [--time-limit S]
                           [--target-exploitability EPS] [--json] [--strategy-out FILE.csv]
     equilibria info GAME [--json]
     equilibria games [--json]
@@ -11,7 +11,7 @@
                                 [--select any|lowest|highest] [--json]
     equilibria nash GAME [--formulation 1|2|3|4] [--objective O] [--backend B] [--time-limit S]
         [--epsilon E] [--breakpoints K] [--products log|sos2|...|exact] [--json] [--write FILE]
-    equilibria shrink GAME [--threshold T] [--json] [--write FILE.mps|FILE.lp]
+    equilibria shrink GAME [--threshold T] [--rule lossless|published] [--json] [--write FILE.mps|FILE.lp]
     equilibria show GAME [--infoset REGEX] [--beliefs] [--plot FILE.png] [--json]
     equilibria play GAME [--as PLAYER] [--seed S] [--hands N]
     equilibria backends
@@ -82,10 +82,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         verbose=args.verbose,
     )
     if args.shrink:
-        answer = solve(args.game, "shrink", threshold=args.threshold, **options)
+        answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, **options)
     else:
         if args.threshold:
             raise _usage("--threshold needs --shrink")
+        if args.rule != "lossless":
+            raise _usage("--rule needs --shrink")
         answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
     if args.strategy_out:
         _write_strategies(answer, args.strategy_out)
@@ -120,7 +122,13 @@ def _print_shrink(report: Any) -> None:
     d = report.to_dict()
     print(
         f"game             {report.game.name}"
-        + (f"  (lossy, threshold {report.threshold:g})" if report.threshold else "  (lossless)")
+        + (
+            f"  (lossy, threshold {report.threshold:g})"
+            if report.threshold
+            else "  (published rule: not lossless)"
+            if report.rule == "published"
+            else "  (lossless)"
+        )
     )
     print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
     for p in (1, 2):
@@ -138,7 +146,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from ..shrink import shrink
     from ..solvers import write_problem
 
-    report = shrink(args.game, args.threshold, progress=args.verbose)
+    report = shrink(args.game, args.threshold, progress=args.verbose, rule=args.rule)
     if args.write:
         write_problem(report.lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
     if args.json:
@@ -594,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--threshold", type=_number("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"
     )
+    p.add_argument("--rule", choices=("lossless", "published"), default="lossless", help=_RULE_HELP)
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
@@ -604,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
     )
+    p.add_argument("--rule", choices=("lossless", "published"), default="lossless", help=_RULE_HELP)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="print progress")
@@ -772,6 +782,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--names", action="store_true", help="only the names of the available backends")
     p.set_defaults(func=cmd_backends)
     return parser
+
+
+_RULE_HELP = (
+    "GameShrink's merge rule: lossless (default; matched opponent cards in one opponent class) or "
+    "published (the paper's Algorithm 1 per player: merges more, not lossless)"
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,55 @@
+"""GameShrink's two rules: the lossless one keeps the game, the published one (Gilpin and
+Sandholm 2007, Algorithm 1 per player) merges more and changes it."""
+
+import pytest
+
+import equilibria
+from equilibria.shrink import shrink
+
+# (deck, published rule's abstract value minus the game's value, lifted exploitability),
+# measured by an independent investigation of the paper's definitions
+PUBLISHED_GAPS = {
+    "leduc": (0.0169, 0.382),
+    "leduc:ranks=4": (0.0026, 0.194),
+    "rhode_island:ranks=4,suits=1": (-0.0227, 1.046),
+    "rhode_island:ranks=3,suits=2": (-0.0062, 1.967),
+}
+
+
+@pytest.mark.parametrize(
+    "deck",
+    [
+        "leduc",
+        "leduc:ranks=4",
+        pytest.param("rhode_island:ranks=4,suits=1", marks=pytest.mark.slow),
+        pytest.param("rhode_island:ranks=3,suits=2", marks=pytest.mark.slow),
+    ],
+)
+def test_lossless_rule_keeps_the_game_and_published_rule_does_not(deck):
+    full = equilibria.solve(deck)  # the unabstracted LP
+    lossless = equilibria.solve(deck, "shrink", rule="lossless")
+    assert lossless.value == pytest.approx(full.value, abs=1e-9)
+    assert lossless.exploitability <= 1e-9 and lossless.certified_in == "the game"
+    published = equilibria.solve(deck, "shrink", rule="published")
+    gap, exploitability = PUBLISHED_GAPS[deck]
+    assert published.value - full.value == pytest.approx(gap, abs=1e-4)
+    assert published.exploitability == pytest.approx(exploitability, abs=1e-3)
+    assert published.abstract_exploitability <= 1e-9  # solved exactly, in the wrong game
+    assert sum(published.report.infosets_after) < sum(lossless.report.infosets_after)
+
+
+def test_published_rule_refuses_a_lossy_threshold():
+    with pytest.raises(equilibria.EquilibriaError, match="lossless rule"):
+        shrink("leduc", threshold=0.1, rule="published")
+    with pytest.raises(equilibria.EquilibriaError, match="rule must be one of"):
+        shrink("leduc", rule="paper")
+
+
+@pytest.mark.slow
+def test_published_rule_on_rhode_island_gives_the_papers_lp():
+    # Gilpin and Sandholm 2007, section 1.3: 1,237,238 rows and columns, 50,428,638 nonzeros
+    report = shrink("rhode_island", rule="published")
+    d = report.to_dict()
+    assert (d["rows_after"], d["columns_after"], d["nonzeros_after"]) == (1237238, 1237238, 50428638)
+    assert [c["classes"] for c in d["classes"]["player1"]] == [13, 205, 1774]
+    assert d["rule"] == "published"
