@@ -122,36 +122,68 @@ def _row_keys(*columns) -> np.ndarray:
 
 
 def _row_ids(*columns, dense: bool = True) -> np.ndarray:
-    """Dense ids of equal rows over the given integer columns/2-D blocks, numbered in
-    lexicographic order of the rows.
+    """Dense ids of equal rows over the given integer columns/2-D blocks (the numbering
+    itself carries no meaning: callers compare ids, and filters renumber classes).
 
-    Columns are folded left to right into one int64 key (each column shifted to start at
-    0 and weighted by the span of the columns after it, a mixed-radix number, which keeps
-    the rows' lexicographic order); when the next column would not fit, the key so far is
-    replaced by its dense ids, which need only as many values as there are rows. So every
-    step is a one-dimensional ``np.unique``, many times faster than ``np.unique(axis=0)``.
+    Narrow rows are folded left to right into one int64 key (each column shifted to start
+    at 0 and weighted by the span of the columns after it, a mixed-radix number); when the
+    next column would not fit, the key so far is replaced by its dense ids, which need only
+    as many values as there are rows. Wide rows (the multisets of child classes) are
+    grouped by a 64-bit hash and the grouping verified row by row against each group's
+    first row (exact; a hash collision falls back to the fold). Every step is a
+    one-dimensional ``np.unique``, many times faster than ``np.unique(axis=0)``.
     """
     parts = [np.asarray(c).reshape(np.asarray(c).shape[0], -1) for c in columns]
-    mat = np.concatenate(parts, axis=1)
-    n, k = mat.shape
+    n = parts[0].shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    low = mat.min(axis=0).astype(np.int64)
-    span = (mat.max(axis=0).astype(np.int64) - low + 1).tolist()
+    if sum(p.shape[1] for p in parts) > _WIDE:
+        ids = _hashed_row_ids(np.concatenate(parts, axis=1).astype(np.int64, copy=False))
+        if ids is not None:
+            return ids
     key = np.zeros(n, dtype=np.int64)
     size = 1  # the key's values lie in [0, size)
-    for j in range(k):
-        if size * span[j] >= _KEY_LIMIT:
-            _, key = np.unique(key, return_inverse=True)
-            key = key.reshape(-1).astype(np.int64)
-            size = int(key.max()) + 1
-        if span[j] > 1:
-            key = key * span[j] + (mat[:, j].astype(np.int64) - low[j])
-            size *= span[j]
+    for part in parts:
+        for j in range(part.shape[1]):
+            col = part[:, j]
+            low, high = int(col.min()), int(col.max())
+            span = high - low + 1
+            if span == 1:
+                continue
+            if size * span >= _KEY_LIMIT:
+                _, key = np.unique(key, return_inverse=True)
+                key = key.reshape(-1).astype(np.int64)
+                size = int(key.max()) + 1
+            key *= span
+            key += col
+            if low:
+                key -= low
+            size *= span
     if not dense:
         return key
     _, inv = np.unique(key, return_inverse=True)
     return inv.reshape(-1).astype(np.int64)
+
+
+#: Rows wider than this are grouped by hashing.
+_WIDE = 8
+_HASH_WEIGHTS = np.random.default_rng(20071001).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
+
+
+def _hashed_row_ids(mat: np.ndarray) -> np.ndarray | None:
+    """Dense ids of equal rows of ``mat`` through a 64-bit hash, verified exactly; None
+    when two different rows share a hash (or the rows are too wide for the weights)."""
+    k = mat.shape[1]
+    if k > _HASH_WEIGHTS.shape[0]:
+        return None
+    with np.errstate(over="ignore"):
+        h = (mat.view(np.uint64) * _HASH_WEIGHTS[:k]).sum(axis=1, dtype=np.uint64)
+        h ^= h >> np.uint64(31)
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    if not np.array_equal(mat, mat[first[inv]]):
+        return None
+    return inv.astype(np.int64)
 
 
 def _last_round_histograms(game: OrderedGame, space: SignalSpace, i: int, hist: np.ndarray | None = None) -> np.ndarray:
