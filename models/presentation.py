@@ -115,10 +115,6 @@ def present(game: ExtensiveGame, behaviors: list[np.ndarray]) -> Presentation:
     return Presentation(game, edge, reach, values, belief, infoset_reach, action_values, action_probs)
 
 
-def _action_name(game: ExtensiveGame, k: int, a: int) -> str:
-    return game.action_label(k, a)
-
-
 def strategy_report(pres: Presentation, pattern: str | None = None) -> pd.DataFrame:
     """One row per information set and action: ``player`` (1-based), ``infoset`` (the
     player's own number, from 1), ``label`` (what the player knows), ``action``,
@@ -137,7 +133,7 @@ def strategy_report(pres: Presentation, pattern: str | None = None) -> pd.DataFr
             "player": game.infoset_player[ks] + 1,
             "infoset": local[ks] + 1,
             "label": labels[ks],
-            "action": [_action_name(game, int(k), int(a)) for k, a in zip(ks, actions)],
+            "action": [game.action_label(int(k), int(a)) for k, a in zip(ks, actions)],
             "probability": pres.action_probs,
             "value": pres.action_values,
             "reach": pres.infoset_reach[ks],

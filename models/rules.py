@@ -80,8 +80,6 @@ def _render(value: Any) -> str:
     """A fact or option as text: tuples as their items separated by spaces."""
     if isinstance(value, tuple):
         return " ".join(_render(v) for v in value)
-    if isinstance(value, Fraction):
-        return str(value)
     return str(value)
 
 
@@ -420,15 +418,7 @@ class Explorer:
             raise self._fail(f"outcome() gives {count} payoffs for {self.num_players} players")
         if not finite:
             raise self._fail(f"outcome() payoffs must be finite numbers, not {payoffs!r}")
-        pos = self._pos
-        node = len(self.kind)
-        if pos:
-            self.parent.append(self._moves[pos - 1][0])
-            self.action.append(self._path[pos - 1])
-        else:
-            self.parent.append(-1)
-            self.action.append(-1)
-        self.kind.append(TERMINAL)
+        node = self._new_node(TERMINAL)
         self.infoset.append(-1)
         self.terminal_node.append(node)
         self.payoff.extend([float(v) for v in payoffs])
