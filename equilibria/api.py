@@ -25,7 +25,7 @@ from .models.errors import SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
-from .solvers import Solution, solve
+from .solvers import Solution, get_backend, solve
 
 #: IPM optimality tolerances tried in turn by the anytime solve (crossover only on the last).
 ANYTIME_TOLERANCES = (1e-2, 1e-4, 1e-6, 1e-8)
@@ -84,6 +84,7 @@ def solve_sequence_form(
     checks.name("method", method)
     checks.number("time_limit", time_limit, strict=True)
     checks.number("target_exploitability", target_exploitability)
+    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if lp is None:
         t0 = time.perf_counter()

@@ -36,7 +36,7 @@ from .models.normal_form import NormalFormGame
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
-from .solvers import solve, solve_model
+from .solvers import get_backend, solve, solve_model
 
 
 @dataclass(kw_only=True)
@@ -194,6 +194,7 @@ def solve_nash(
         )
     players = extensive.num_players
     check_objective(objective, formulation, players)
+    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     representation = products or DEFAULT_PRODUCTS
     sf = SequenceForm(extensive)
     t1 = time.perf_counter()

@@ -27,6 +27,7 @@ from .models.errors import SolverError
 from .models.parametric import ModelError, ParametricModel
 from .models.progress import stage
 from .models.sequence import SequenceForm
+from .solvers import get_backend
 from .solvers.disjunctive import default_indicators, solve_disjunctive
 
 #: Cells of the discretisation on which continuous answers are verified.
@@ -294,6 +295,7 @@ def solve_threshold(
             t0=t0,
         )
     model = resolve_model(game, model)
+    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     with stage("building the threshold program"):
         program = threshold_milfp(
             game,
@@ -450,6 +452,7 @@ def _solve_joined(
     from .formulations.threshold_join import threshold_join
     from .models.parametric import common_us_refinement
 
+    get_backend(backend)
     refinement = refinement if refinement is not None else common_us_refinement(models)
     t0_build = time.perf_counter()
     remaining = list(models)

@@ -102,6 +102,10 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     unknown = [k for k in options if k not in accepted]
     if unknown:
         raise RouteError(f"route '{route}' takes no option '{unknown[0]}'; it takes: {', '.join(accepted)}")
+    if options.get("backend") is not None:
+        from .solvers import get_backend
+
+        get_backend(options["backend"])  # bad input is reported before the game is built
     t0 = time.perf_counter()
     description = describe(game)
     with stage(f"building {description.spec} ({r.view.replace('|', ' or ')} form)"):

@@ -108,6 +108,9 @@ BAD_PROBS = (
             "known: generalized_kuhn, inspection_rules, kuhn, kuhn3_rules, kuhn_continuous",
         ),
         (None, ["solve", "kuhn", "--backend", "no_such_solver"], "available here: highs, scip"),
+        # found before the game (seconds to build) is built, so no progress line precedes it
+        (None, ["solve", "leduc:ranks=20", "--backend", "no_such_solver"], "available here: highs, scip"),
+        (None, ["nash", "sheriff", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
         (GENERAL_SUM, ["solve"], "needs a zero-sum game, but the payoffs at node 3 (path: a/c) sum to 3.0"),
     ],
