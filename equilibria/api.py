@@ -9,7 +9,9 @@ strategies and certify them. :func:`solve_game` is the full-game route.
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -26,6 +28,9 @@ from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
 from .solvers import Solution, get_backend, solve
+from .solvers.first_order import ALGORITHMS, MirrorProxSolver, Treeplex, make_solver
+
+_log = logging.getLogger(__name__)
 
 #: IPM optimality tolerances tried in turn by the anytime solve (crossover only on the last).
 ANYTIME_TOLERANCES = (1e-2, 1e-4, 1e-6, 1e-8)
@@ -36,7 +41,7 @@ class LPRun:
     """One solved sequence-form LP: the LP, both players' behaviour strategies on the
     solved sequence form, their certificate there, the value and the solver's reports."""
 
-    lp: LinearProgram
+    lp: LinearProgram | None  # None when a first-order algorithm solved the saddle point
     behaviors: list[np.ndarray]
     certificate: Exploitability
     status: str
@@ -45,10 +50,15 @@ class LPRun:
     method: str | None
     solutions: list[Solution] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
+    curve: list[dict] = field(default_factory=list)
+    problem_sizes: dict = field(default_factory=dict)
 
     @property
     def sizes(self) -> dict:
-        """Rows, columns and nonzeros of player 1's LP."""
+        """Rows, columns and nonzeros of player 1's LP (for a first-order algorithm: the
+        players' sequences and the payoff matrix's nonzeros)."""
+        if self.lp is None:
+            return dict(self.problem_sizes)
         return {"rows": self.lp.num_rows, "columns": self.lp.num_cols, "nonzeros": self.lp.nnz}
 
 
@@ -68,6 +78,8 @@ def solve_sequence_form(
     both_lps: bool = False,
     times: dict | None = None,
     lp: LinearProgram | None = None,
+    algorithm: str = "lp",
+    iterations: int | None = None,
 ) -> LPRun:
     """Solve the sequence-form LP of ``sf`` (two players, zero-sum) and certify the result.
 
@@ -79,11 +91,26 @@ def solve_sequence_form(
     (status ``target_reached`` or ``time_limit``). Stage times (seconds) are added to
     ``times``; ``lp`` is player 1's LP when the caller has built it already. Raises
     SolverError when no strategies could be obtained.
+
+    ``algorithm`` other than ``"lp"`` solves the saddle point ``max_x min_y x'Ay`` by a
+    first-order method instead (:data:`~equilibria.solvers.first_order.ALGORITHMS`:
+    ``cfr+``, ``dcfr``, ``mirror-prox``), no LP built: see :func:`solve_first_order`.
     """
     checks.name("backend", backend, optional=False)
     checks.name("method", method)
     checks.number("time_limit", time_limit, strict=True)
     checks.number("target_exploitability", target_exploitability)
+    if algorithm != "lp":
+        return solve_first_order(
+            sf,
+            algorithm,
+            time_limit=time_limit,
+            target_exploitability=target_exploitability,
+            iterations=iterations,
+            times=times,
+        )
+    if iterations is not None:
+        raise checks.OptionError("iterations applies to a first-order algorithm (cfr+, dcfr, mirror-prox), not the LP")
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if lp is None:
@@ -199,6 +226,124 @@ def _solve_anytime(
     return _run(lp, sol, status, behaviors, cert, [sol], attempts)
 
 
+def treeplexes(sf: SequenceForm) -> tuple[Treeplex, Treeplex]:
+    """Both players' strategy polytopes of a two-player sequence form, for the
+    first-order solvers."""
+    return cast(
+        "tuple[Treeplex, Treeplex]",
+        tuple(
+            Treeplex(ps.infoset_num_actions, ps.infoset_first_sequence, ps.infoset_parent_sequence, ps.infoset_depth)
+            for ps in sf.players
+        ),
+    )
+
+
+#: Growth of the iteration count between two certificates of a first-order solve.
+CERTIFY_GROWTH = 1.25
+
+
+def solve_first_order(
+    sf: SequenceForm,
+    algorithm: str,
+    *,
+    time_limit: float | None = None,
+    target_exploitability: float | None = None,
+    iterations: int | None = None,
+    times: dict | None = None,
+    on_certificate: Callable[[dict], None] | None = None,
+) -> LPRun:
+    """Solve a two-player zero-sum sequence form by a first-order method, anytime.
+
+    The average strategies are certified by exact best responses after iteration counts
+    growing by :data:`CERTIFY_GROWTH`; the run stops when the certified exploitability is
+    at most ``target_exploitability`` (status ``target_reached``), when ``time_limit``
+    seconds have passed (``time_limit``) or after ``iterations`` (``iteration_limit``),
+    and returns the best certified strategies. At least one of the three is required.
+    ``LPRun.curve`` lists each certificate: iterations, seconds, exploitability (and for
+    mirror-prox the proven bound on the exploitability, half its bound on the duality gap);
+    ``on_certificate`` is called with each entry as it is made (to save a long run's curve).
+    """
+    checks.number("time_limit", time_limit, strict=True)
+    checks.number("target_exploitability", target_exploitability)
+    if iterations is not None:
+        iterations = checks.count("iterations", iterations)
+    if algorithm not in ALGORITHMS:
+        raise checks.OptionError(f"algorithm must be lp or one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    if time_limit is None and target_exploitability is None and iterations is None:
+        raise checks.OptionError(
+            f"{algorithm} runs until a target exploitability, a time limit or an iteration count: give one"
+        )
+    if sf.num_players != 2:
+        raise checks.OptionError(
+            f"{algorithm} solves two-player zero-sum games; this game has {sf.num_players} players"
+        )
+    times = times if times is not None else {}
+    t0 = time.perf_counter()
+    with stage(f"building the payoff matrix for {algorithm}"):
+        solver = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf))
+    times["build"] = times.get("build", 0.0) + time.perf_counter() - t0
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    solving = certifying = 0.0
+    curve: list[dict] = []
+    best: tuple[list[np.ndarray], Exploitability] | None = None
+    status = "iteration_limit"
+    next_check = 1
+    last_told = start
+    with stage(f"iterating {algorithm}"):
+        while True:
+            t1 = time.perf_counter()
+            out_of_time = False
+            while solver.iterations < next_check and (iterations is None or solver.iterations < iterations):
+                solver.iterate(1)
+                if deadline is not None and time.perf_counter() >= deadline:
+                    out_of_time = True
+                    break
+            t2 = time.perf_counter()
+            solving += t2 - t1
+            behaviors = solver.average_behaviors()
+            cert = certify(sf, behaviors)
+            certifying += time.perf_counter() - t2
+            point = {"iterations": solver.iterations, "seconds": solving, "exploitability": float(cert.exploitability)}
+            if isinstance(solver, MirrorProxSolver):
+                point["proven_bound"] = solver.gap_bound / 2
+            curve.append(point)
+            if on_certificate is not None:
+                on_certificate(point)
+            if best is None or cert.exploitability <= best[1].exploitability:
+                best = (behaviors, cert)
+            now = time.perf_counter()
+            if now - last_told >= 10.0:
+                _log.info(
+                    "%s: %s iterations, exploitability %.3e after %.0f s",
+                    algorithm,
+                    f"{solver.iterations:,}",
+                    cert.exploitability,
+                    now - start,
+                )
+                last_told = now
+            if target_exploitability is not None and cert.exploitability <= target_exploitability:
+                status = "target_reached"
+                break
+            if out_of_time or (deadline is not None and now >= deadline):
+                status = "time_limit"
+                break
+            if iterations is not None and solver.iterations >= iterations:
+                break
+            next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
+    times["solve"] = times.get("solve", 0.0) + solving
+    times["certify"] = times.get("certify", 0.0) + certifying
+    behaviors, cert = best
+    sizes = {
+        "sequences": [tp.num_sequences for tp in solver.treeplexes],
+        "nonzeros": int(solver.A.nnz),
+        "iterations": solver.iterations,
+    }
+    return LPRun(
+        None, behaviors, cert, status, float(cert.payoffs[0]), algorithm, None, curve=curve, problem_sizes=sizes
+    )
+
+
 @dataclass(kw_only=True)
 class GameSolution(Answer):
     """An equilibrium of a two-player zero-sum game from the full sequence-form LP.
@@ -218,6 +363,7 @@ class GameSolution(Answer):
     certificate: Exploitability
     solutions: list[Solution] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
+    curve: list[dict] = field(default_factory=list)
 
     @property
     def realization_plans(self) -> list[np.ndarray]:
@@ -225,8 +371,8 @@ class GameSolution(Answer):
         return [realization_from_behavior(ps, b) for ps, b in zip(self.sequence_form.players, self.behaviors)]
 
     def details(self) -> dict:
-        """The anytime solve's attempts."""
-        return {"attempts": self.attempts}
+        """The anytime solve's attempts (LP) or certified curve (first-order algorithm)."""
+        return {"attempts": self.attempts, "curve": self.curve}
 
 
 def solve_game(
@@ -238,12 +384,15 @@ def solve_game(
     target_exploitability: float | None = None,
     verbose: bool = False,
     both_lps: bool = False,
+    algorithm: str = "lp",
+    iterations: int | None = None,
 ) -> GameSolution:
     """Solve a two-player zero-sum game by its sequence-form LP and certify the result.
 
     ``game`` is an ExtensiveGame or anything the game registry resolves (a name such as
     ``"leduc:ranks=4"``, a ``.efg`` path, ``openspiel:GAME``). Options as in
-    :func:`solve_sequence_form`.
+    :func:`solve_sequence_form`; ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves
+    by a first-order method instead of the LP (:func:`solve_first_order`).
     """
     from .instances.registry import describe
 
@@ -265,6 +414,8 @@ def solve_game(
         verbose=verbose,
         both_lps=both_lps,
         times=times,
+        algorithm=algorithm,
+        iterations=iterations,
     )
     return GameSolution(
         route="lp",
@@ -281,7 +432,16 @@ def solve_game(
         game=game,
         solutions=run.solutions,
         attempts=run.attempts,
+        curve=run.curve,
     )
 
 
-__all__ = ["ANYTIME_TOLERANCES", "GameSolution", "LPRun", "solve_game", "solve_sequence_form"]
+__all__ = [
+    "ANYTIME_TOLERANCES",
+    "GameSolution",
+    "LPRun",
+    "solve_first_order",
+    "solve_game",
+    "solve_sequence_form",
+    "treeplexes",
+]

@@ -43,7 +43,7 @@ class ShrinkReport:
 
     game: OrderedGame
     filtered: FilteredGame
-    lp: LinearProgram
+    lp: LinearProgram | None  # None when it was not built (first-order solvers)
     threshold: float
     signal_tree_nodes: int
     rule: str
@@ -54,6 +54,20 @@ class ShrinkReport:
     infosets_after: list
     seconds: dict = field(default_factory=dict)
     peak_mb: float = 0.0
+
+    @property
+    def lp_size(self) -> dict:
+        """Rows, columns and nonzeros of player 1's shrunk LP; when the LP was not built,
+        rows and columns from the sequence form (``1 + I_1 + S_2`` and ``1 + I_2 + S_1``)
+        and nonzeros None."""
+        if self.lp is not None:
+            return {"rows": self.lp.num_rows, "columns": self.lp.num_cols, "nonzeros": self.lp.nnz}
+        p1, p2 = self.filtered.sequence_form.players
+        return {
+            "rows": 1 + p1.num_infosets + p2.num_sequences,
+            "columns": 1 + p2.num_infosets + p1.num_sequences,
+            "nonzeros": None,
+        }
 
     def to_dict(self) -> dict:
         """The JSON of ``equilibria shrink``."""
@@ -67,22 +81,26 @@ class ShrinkReport:
             "columns_before": self.columns_before,
             "infosets_before": self.infosets_before,
             "infosets_after": self.infosets_after,
-            "rows_after": self.lp.num_rows,
-            "columns_after": self.lp.num_cols,
-            "nonzeros_after": self.lp.nnz,
+            "rows_after": self.lp_size["rows"],
+            "columns_after": self.lp_size["columns"],
+            "nonzeros_after": self.lp_size["nonzeros"],
             "seconds": self.seconds,
             "peak_mb": self.peak_mb,
         }
 
 
-def shrink(game: Any, threshold: float = 0.0, progress: bool = False, rule: str = "lossless") -> ShrinkReport:
+def shrink(
+    game: Any, threshold: float = 0.0, progress: bool = False, rule: str = "lossless", build_lp: bool = True
+) -> ShrinkReport:
     """Run GameShrink and build the shrunk LP.
 
     ``rule`` is ``"lossless"`` (the project's rule: matched opponent cards must also lie
     in the same opponent class; with ``threshold`` > 0 the lossy variant on top of it) or
     ``"published"`` (Gilpin and Sandholm's Algorithm 1 per player on the own tree, which
     merges more and is not lossless: :func:`~equilibria.models.gameshrink.published_shrink`).
-    ``game`` is an OrderedGame or anything the game registry resolves to one."""
+    ``game`` is an OrderedGame or anything the game registry resolves to one. With
+    ``build_lp`` False (first-order solvers need no LP) the report's ``lp`` is None and its
+    sizes are the shrunk sequence form's."""
     checks.number("threshold", threshold, optional=False)
     if rule not in RULES:
         raise checks.OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
@@ -102,10 +120,10 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False, rule: str 
         else:
             filt = game_shrink(game, space, threshold=threshold, progress=progress)
     t2 = time.perf_counter()
-    with stage("building the shrunk sequence form and LP"):
+    with stage("building the shrunk sequence form" + (" and LP" if build_lp else "")):
         fg = filtered_sequence_form(filt)
         t3 = time.perf_counter()
-        lp = sequence_form_lp(fg.sequence_form, 0)
+        lp = sequence_form_lp(fg.sequence_form, 0) if build_lp else None
     t4 = time.perf_counter()
     before = game.unabstracted_lp_size()
     return ShrinkReport(
@@ -120,7 +138,8 @@ def shrink(game: Any, threshold: float = 0.0, progress: bool = False, rule: str 
         columns_before=before["columns"],
         infosets_before=before["infosets"],
         infosets_after=[p.num_infosets for p in fg.sequence_form.players],
-        seconds={"signal_tree": t1 - t0, "game_shrink": t2 - t1, "sequence_form": t3 - t2, "lp_build": t4 - t3},
+        seconds={"signal_tree": t1 - t0, "game_shrink": t2 - t1, "sequence_form": t3 - t2}
+        | ({"lp_build": t4 - t3} if build_lp else {}),
         peak_mb=_peak_mb(),
     )
 
@@ -137,6 +156,7 @@ class ShrunkSolution(Answer):
     abstract_exploitability: float
     original_nodes: int | None = None
     attempts: list = field(default_factory=list)
+    curve: list = field(default_factory=list)
 
     @property
     def lifted(self) -> bool:
@@ -153,6 +173,7 @@ class ShrunkSolution(Answer):
             original_nodes=self.original_nodes,
             lifted=self.lifted,
             attempts=self.attempts,
+            curve=self.curve,
         )
         return out
 
@@ -169,13 +190,19 @@ def solve_shrunk(
     time_limit: float | None = None,
     target_exploitability: float | None = None,
     verbose: bool = False,
+    algorithm: str = "lp",
+    iterations: int | None = None,
 ) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and, if the original game has at most
     :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True), lift the
     strategies back and certify them there (Gilpin and Sandholm, "Lossless abstraction of
-    imperfect information games", 2007: lossless shrinking keeps equilibria)."""
-    report = shrink(game, threshold, progress=progress, rule=rule)
+    imperfect information games", 2007: lossless shrinking keeps equilibria).
+    ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves the shrunk game by a
+    first-order method, without building the LP
+    (:func:`~equilibria.api.solve_first_order`)."""
+    first_order = algorithm != "lp"
+    report = shrink(game, threshold, progress=progress, rule=rule, build_lp=not first_order)
     fg = report.filtered
     sf = fg.sequence_form
     times = dict(report.seconds)
@@ -188,6 +215,8 @@ def solve_shrunk(
         verbose=verbose,
         times=times,
         lp=report.lp,
+        algorithm=algorithm,
+        iterations=iterations,
     )
     if lift is None:
         lift = max(report.infosets_before) <= LIFT_LIMIT
@@ -221,6 +250,7 @@ def solve_shrunk(
         abstract_exploitability=float(run.certificate.exploitability),
         original_nodes=nodes,
         attempts=run.attempts,
+        curve=run.curve,
     )
 
 

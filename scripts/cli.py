@@ -80,7 +80,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         target_exploitability=args.target_exploitability,
         verbose=args.verbose,
+        algorithm=args.algorithm,
+        iterations=args.iterations,
     )
+    if args.algorithm != "lp" and (args.both_lps or args.method):
+        raise _usage(f"--{'both-lps' if args.both_lps else 'method'} applies to the LP, not to {args.algorithm}")
     if args.shrink:
         answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, **options)
     else:
@@ -104,7 +108,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         print(f"game            {answer.game_name or args.game}")
     _print_certificate(answer)
-    print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
+    curve = getattr(answer, "curve", [])
+    if curve:
+        last = curve[-1]
+        bound = f"; proven exploitability bound {last['proven_bound']:.3e}" if "proven_bound" in last else ""
+        print(f"iterations      {last['iterations']:,} in {last['seconds']:.2f} s, certified {len(curve)} times{bound}")
+        seqs = answer.sizes["sequences"]
+        print(f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)")
+    else:
+        print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
     total = sum(answer.seconds.values())
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in answer.seconds.items()) + f"; total {total:.3f}")
     if args.strategy_out:
@@ -137,7 +149,8 @@ def _print_shrink(report: Any) -> None:
     print(f"infosets         {d['infosets_before'][0]:,} -> {d['infosets_after'][0]:,} per player")
     print(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
     print(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
-    print(f"LP nonzeros      {d['nonzeros_after']:,} (shrunk)")
+    if d["nonzeros_after"] is not None:
+        print(f"LP nonzeros      {d['nonzeros_after']:,} (shrunk)")
     print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
     print(f"peak memory      {d['peak_mb']:,.0f} MB")
 
@@ -147,7 +160,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from ..solvers import write_problem
 
     report = shrink(args.game, args.threshold, progress=args.verbose, rule=args.rule)
-    if args.write:
+    if args.write and report.lp is not None:  # shrink builds the LP unless told not to
         write_problem(report.lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -590,6 +603,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="EPS",
         help="stop as soon as the certified exploitability is at most EPS",
     )
+    p.add_argument(
+        "--algorithm",
+        choices=("lp",) + FIRST_ORDER,
+        default="lp",
+        help="lp (default: the sequence-form LP, solved exactly) or a first-order method on the saddle point "
+        "(cfr+, dcfr, mirror-prox: anytime, needs --target-exploitability, --time-limit or --iterations)",
+    )
+    p.add_argument(
+        "--iterations", type=_number("count"), default=None, help="with a first-order --algorithm: iterations at most"
+    )
     p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--strategy-out", type=_text, metavar="FILE.csv", help="write both strategies as CSV")
@@ -813,6 +836,11 @@ def _product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str
         default=None,
         help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
     )
+
+
+#: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
+#: parsing the command line imports no numerical code.
+FIRST_ORDER = ("cfr+", "dcfr", "mirror-prox")
 
 
 def _number(kind: str):  # noqa: ANN202  (an argparse type)

@@ -31,8 +31,8 @@ def run(game: str, thresholds: Iterable[float], out: Path, plot: bool = True) ->
             {
                 "threshold": thr,
                 "infosets": rep.infosets_after[0],
-                "rows": rep.lp.num_rows,
-                "nonzeros": rep.lp.nnz,
+                "rows": rep.lp_size["rows"],
+                "nonzeros": rep.lp_size["nonzeros"],
                 "abstract_value": sol.value,
                 "exploitability": sol.exploitability,
                 "cumulative_seconds": time.perf_counter() - t_start,

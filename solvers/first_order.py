@@ -1,0 +1,345 @@
+"""First-order solvers for the sequence-form saddle point ``max_x min_y x'Ay``.
+
+``x`` and ``y`` range over the two players' treeplexes (realization plans); ``A`` is
+player 1's chance-weighted payoff matrix over sequences. The solvers never form an LP:
+each iteration is two or four sparse products with ``A`` and one sweep per own depth level
+over each player's information-set forest, every step a numpy operation over all the
+information sets of a level at once.
+
+- :class:`RegretMatchingSolver`: counterfactual regret minimisation on the sequence form,
+  with alternating updates. ``cfr+`` is CFR+ (Tammelin, Burch, Johanson and Bowling,
+  "Solving heads-up limit Texas hold'em", 2015: regrets floored at zero, linearly weighted
+  average); ``dcfr`` is discounted CFR (Brown and Sandholm, "Solving imperfect-information
+  games via discounted regret minimization", 2019, alpha 1.5, beta 0, gamma 2).
+- :class:`MirrorProxSolver`: Nemirovski's mirror-prox ("Prox-method with rate of
+  convergence O(1/t)", 2004) with the dilated entropy as distance on each treeplex, whose
+  prox step has the closed form of Hoda, Gilpin, Pena and Sandholm ("Smoothing techniques
+  for computing Nash equilibria of sequential games", 2010). The step size adapts, and each
+  step is accepted only when it satisfies the local condition of the analysis, so the
+  duality gap of the average is proven at most ``gap_bound`` (the dilated entropy's
+  range over the treeplexes divided by the sum of the step sizes).
+
+Certificates are not these solvers' business: callers compute exact best responses
+against :meth:`average_behaviors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+ALGORITHMS = ("cfr+", "dcfr", "mirror-prox")
+
+
+def _segment_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``range(s, s + n)`` for each start ``s`` and length ``n``."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(total)
+
+
+@dataclass(frozen=True)
+class _Level:
+    """The information sets at one own depth, with the indices the sweeps need."""
+
+    infosets: np.ndarray
+    sequences: np.ndarray  # their sequences, information set by information set
+    offsets: np.ndarray  # where each information set's sequences start in ``sequences``
+    owner: np.ndarray  # position in ``infosets`` of each entry of ``sequences``
+    parent: np.ndarray  # parent sequence of each information set
+    parents: np.ndarray  # distinct parent sequences
+    parent_of: np.ndarray  # index into ``parents`` of each information set
+
+
+@dataclass(frozen=True)
+class Treeplex:
+    """One player's strategy polytope as arrays: per information set, its number of
+    actions, first sequence (sequences of one information set are consecutive), parent
+    sequence and own depth. Sequence 0 is the empty sequence."""
+
+    num_actions: np.ndarray
+    first_sequence: np.ndarray
+    parent_sequence: np.ndarray
+    depth: np.ndarray
+
+    @property
+    def num_infosets(self) -> int:
+        """Number of information sets."""
+        return int(self.num_actions.shape[0])
+
+    @property
+    def num_sequences(self) -> int:
+        """Number of sequences, the empty one included."""
+        return 1 + int(self.num_actions.sum())
+
+    @cached_property
+    def levels(self) -> list[_Level]:
+        """The information sets grouped by own depth, shallowest first."""
+        out = []
+        for d in range(int(self.depth.max(initial=-1)) + 1):
+            ks = np.flatnonzero(self.depth == d)
+            na = self.num_actions[ks]
+            parent = self.parent_sequence[ks]
+            parents, parent_of = np.unique(parent, return_inverse=True)
+            out.append(
+                _Level(
+                    infosets=ks,
+                    sequences=_segment_ranges(self.first_sequence[ks], na),
+                    offsets=np.cumsum(na) - na,
+                    owner=np.repeat(np.arange(ks.shape[0]), na),
+                    parent=parent,
+                    parents=parents,
+                    parent_of=parent_of,
+                )
+            )
+        return out
+
+    @cached_property
+    def sequence_infoset(self) -> np.ndarray:
+        """Information set of each non-empty sequence (index ``s - 1``)."""
+        return np.repeat(np.arange(self.num_infosets), self.num_actions)
+
+    def uniform(self) -> np.ndarray:
+        """The behaviour strategy playing every action with equal probability."""
+        b = np.ones(self.num_sequences)
+        b[1:] = 1.0 / self.num_actions[self.sequence_infoset]
+        return b
+
+    def realization(self, behavior: np.ndarray) -> np.ndarray:
+        """The realization plan of a behaviour strategy (top-down, one step per level)."""
+        x = np.array(behavior, dtype=np.float64)
+        x[0] = 1.0
+        for lv in self.levels:
+            x[lv.sequences] *= x[lv.parent][lv.owner]
+        return x
+
+    def behavior(self, plan: np.ndarray) -> np.ndarray:
+        """The behaviour strategy of a realization plan (uniform where unreached)."""
+        b = self.uniform()
+        reach = plan[self.parent_sequence][self.sequence_infoset]
+        seen = reach > 0
+        b[1:][seen] = plan[1:][seen] / reach[seen]
+        return b
+
+    def expected_values(self, behavior: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Counterfactual values under ``behavior``: ``values`` gives each sequence the
+        value of the terminals it ends at; returns (per sequence: that plus the values of
+        the information sets below it, per information set: the expectation over its
+        actions). One bottom-up step per level."""
+        v = np.array(values, dtype=np.float64)
+        info = np.zeros(self.num_infosets)
+        for lv in reversed(self.levels):
+            iv = np.add.reduceat(behavior[lv.sequences] * v[lv.sequences], lv.offsets) if lv.sequences.size else v[:0]
+            info[lv.infosets] = iv
+            v[lv.parents] += np.bincount(lv.parent_of, weights=iv, minlength=lv.parents.shape[0])
+        return v, info
+
+    def best_value(self, values: np.ndarray) -> float:
+        """``max x'values`` over the realization plans (pure ones attain it)."""
+        v = np.array(values, dtype=np.float64)
+        for lv in reversed(self.levels):
+            if lv.sequences.size:
+                best = np.maximum.reduceat(v[lv.sequences], lv.offsets)
+                v[lv.parents] += np.bincount(lv.parent_of, weights=best, minlength=lv.parents.shape[0])
+        return float(v[0])
+
+
+class SaddlePointSolver:
+    """Common state: the payoff matrix, both treeplexes and the iteration count."""
+
+    name = ""
+
+    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]):
+        self.A = sp.csr_matrix(payoff, dtype=np.float64)
+        self.At = self.A.T.tocsr()
+        self.treeplexes = treeplexes
+        self.iterations = 0
+        if self.A.shape != (treeplexes[0].num_sequences, treeplexes[1].num_sequences):
+            raise ValueError(
+                f"payoff matrix of shape {self.A.shape} for treeplexes of "
+                f"{treeplexes[0].num_sequences} and {treeplexes[1].num_sequences} sequences"
+            )
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations."""
+        raise NotImplementedError
+
+    def average_behaviors(self) -> list[np.ndarray]:
+        """Both players' behaviour strategies of the current average (the answer)."""
+        raise NotImplementedError
+
+    def gap(self) -> float:
+        """Duality gap (NashConv) of the average, from the treeplexes and ``A`` alone."""
+        b1, b2 = self.average_behaviors()
+        x = self.treeplexes[0].realization(b1)
+        y = self.treeplexes[1].realization(b2)
+        return self.treeplexes[0].best_value(self.A @ y) + self.treeplexes[1].best_value(-(self.At @ x))
+
+
+class RegretMatchingSolver(SaddlePointSolver):
+    """CFR+ or discounted CFR on the sequence form, players updated in turn.
+
+    Regrets are kept per sequence; the current strategy is regret matching on them; the
+    average is of realization plans, weighted as the variant prescribes."""
+
+    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], variant: str = "cfr+"):
+        super().__init__(payoff, treeplexes)
+        if variant not in ("cfr+", "dcfr"):
+            raise ValueError(f"variant must be cfr+ or dcfr, not {variant!r}")
+        self.name = variant
+        self.alpha, self.beta, self.gamma = 1.5, 0.0, 2.0
+        self.regrets = [np.zeros(tp.num_sequences) for tp in treeplexes]
+        self.current = [tp.uniform() for tp in treeplexes]
+        self.plans = [tp.realization(b) for tp, b in zip(treeplexes, self.current)]
+        self.plan_sums = [np.zeros(tp.num_sequences) for tp in treeplexes]
+
+    def _matched(self, p: int) -> np.ndarray:
+        tp = self.treeplexes[p]
+        positive = np.maximum(self.regrets[p][1:], 0.0)
+        totals = np.add.reduceat(positive, tp.first_sequence - 1) if positive.size else positive
+        totals = totals[tp.sequence_infoset]
+        b = np.ones(tp.num_sequences)
+        b[1:] = np.where(
+            totals > 0, positive / np.where(totals > 0, totals, 1.0), 1.0 / tp.num_actions[tp.sequence_infoset]
+        )
+        return b
+
+    def _update(self, p: int) -> None:
+        tp = self.treeplexes[p]
+        t = self.iterations + 1
+        values = self.A @ self.plans[1] if p == 0 else -(self.At @ self.plans[0])
+        v, info = tp.expected_values(self.current[p], values)
+        r = self.regrets[p]
+        r[1:] += v[1:] - info[tp.sequence_infoset]
+        if self.name == "cfr+":
+            np.maximum(r, 0.0, out=r)
+            self.plan_sums[p] += t * self.plans[p]
+        else:
+            pos = t**self.alpha / (t**self.alpha + 1.0)
+            neg = t**self.beta / (t**self.beta + 1.0)
+            r *= np.where(r > 0, pos, neg)
+            self.plan_sums[p] += t**self.gamma * self.plans[p]
+        self.current[p] = self._matched(p)
+        self.plans[p] = tp.realization(self.current[p])
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations (player 1 then player 2 in each)."""
+        for _ in range(n):
+            self._update(0)
+            self._update(1)
+            self.iterations += 1
+
+    def average_behaviors(self) -> list[np.ndarray]:
+        """Behaviour strategies of the weighted average realization plans."""
+        if self.iterations == 0:
+            return [tp.uniform() for tp in self.treeplexes]
+        return [tp.behavior(s) for tp, s in zip(self.treeplexes, self.plan_sums)]
+
+
+class MirrorProxSolver(SaddlePointSolver):
+    """Mirror-prox with the dilated entropy (unit weights) on each treeplex.
+
+    Strategies are held as log-probabilities per sequence, so prox steps never lose an
+    action to underflow. A step of size ``eta`` is accepted when the analysis's local
+    condition ``eta <F(z) - F(x), z - x'> <= D(x', z) + D(z, x)`` holds (then the bound
+    ``gap <= range / sum(eta)`` stays proven); otherwise it is halved and retried.
+    Accepted steps grow the next step by 20%."""
+
+    name = "mirror-prox"
+
+    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], step: float | None = None):
+        super().__init__(payoff, treeplexes)
+        scale = float(np.abs(self.A.data).max(initial=0.0)) or 1.0
+        self.step = step if step is not None else 1.0 / scale
+        self.logb = [np.log(tp.uniform()) for tp in treeplexes]
+        self.avg = [np.zeros(tp.num_sequences) for tp in treeplexes]
+        self.step_sum = 0.0
+        # the dilated entropy's range from the uniform start: sum over reached information
+        # sets of log(actions), maximised over pure plans
+        self.range = sum(tp.best_value(self._log_actions(tp)) for tp in treeplexes)
+
+    @staticmethod
+    def _log_actions(tp: Treeplex) -> np.ndarray:
+        w = np.zeros(tp.num_sequences)
+        # charge each information set's log(actions) to every sequence leading into it
+        np.add.at(w, tp.parent_sequence, np.log(tp.num_actions))
+        return w
+
+    def _costs(self, plans: list[np.ndarray]) -> list[np.ndarray]:
+        return [-(self.A @ plans[1]), self.At @ plans[0]]
+
+    def _prox(self, p: int, logb0: np.ndarray, cost: np.ndarray, eta: float) -> np.ndarray:
+        """Behaviour (log-probabilities) minimising ``eta <cost, x> + D(x, x0)``."""
+        tp = self.treeplexes[p]
+        s = eta * np.asarray(cost, dtype=np.float64)
+        logb = np.zeros(tp.num_sequences)
+        for lv in reversed(tp.levels):
+            if not lv.sequences.size:
+                continue
+            logits = logb0[lv.sequences] - s[lv.sequences]
+            top = np.maximum.reduceat(logits, lv.offsets)
+            lse = top + np.log(np.add.reduceat(np.exp(logits - top[lv.owner]), lv.offsets))
+            logb[lv.sequences] = logits - lse[lv.owner]
+            # the subproblem's optimal value, per unit of reach, charged to the parent
+            s[lv.parents] -= np.bincount(lv.parent_of, weights=lse, minlength=lv.parents.shape[0])
+        return logb
+
+    def _divergence(self, p: int, logb_u: np.ndarray, plan_u: np.ndarray, logb_v: np.ndarray) -> float:
+        """``D(u, v)`` of the dilated entropy: reach-weighted KL per information set."""
+        return float(np.dot(plan_u[1:], logb_u[1:] - logb_v[1:]))
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` accepted steps."""
+        tps = self.treeplexes
+        for _ in range(n):
+            x = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, self.logb)]
+            fx = self._costs(x)
+            while True:
+                eta = self.step
+                lz = [self._prox(p, self.logb[p], fx[p], eta) for p in (0, 1)]
+                z = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, lz)]
+                fz = self._costs(z)
+                lx = [self._prox(p, self.logb[p], fz[p], eta) for p in (0, 1)]
+                xn = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, lx)]
+                lhs = eta * sum(float(np.dot(fz[p] - fx[p], z[p] - xn[p])) for p in (0, 1))
+                rhs = sum(
+                    self._divergence(p, lx[p], xn[p], lz[p]) + self._divergence(p, lz[p], z[p], self.logb[p])
+                    for p in (0, 1)
+                )
+                if lhs <= rhs + 1e-12 * max(1.0, abs(rhs)):
+                    break
+                self.step /= 2.0
+            for p in (0, 1):
+                self.avg[p] += eta * z[p]
+            self.step_sum += eta
+            self.logb = lx
+            self.step *= 1.2
+            self.iterations += 1
+
+    @property
+    def gap_bound(self) -> float:
+        """Proven bound on the average's duality gap (NashConv): range / sum of steps."""
+        return self.range / self.step_sum if self.step_sum > 0 else float("inf")
+
+    def average_behaviors(self) -> list[np.ndarray]:
+        """Behaviour strategies of the step-weighted average of the middle points."""
+        if self.step_sum == 0:
+            return [tp.uniform() for tp in self.treeplexes]
+        return [tp.behavior(a / self.step_sum) for tp, a in zip(self.treeplexes, self.avg)]
+
+
+def make_solver(algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]) -> SaddlePointSolver:
+    """The solver called ``algorithm`` (one of :data:`ALGORITHMS`)."""
+    if algorithm in ("cfr+", "dcfr"):
+        return RegretMatchingSolver(payoff, treeplexes, algorithm)
+    if algorithm == "mirror-prox":
+        return MirrorProxSolver(payoff, treeplexes)
+    raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+
+
+__all__ = ["ALGORITHMS", "MirrorProxSolver", "RegretMatchingSolver", "SaddlePointSolver", "Treeplex", "make_solver"]

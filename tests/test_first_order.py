@@ -1,0 +1,125 @@
+"""First-order solvers on the sequence-form saddle point (CFR+, discounted CFR,
+mirror-prox), checked against OpenSpiel's own CFR+ and DCFR, published values and the
+mirror-prox convergence bound."""
+
+import numpy as np
+import pytest
+
+import equilibria
+from equilibria.api import treeplexes
+from equilibria.models.best_response import certify
+from equilibria.models.sequence import SequenceForm
+from equilibria.scripts.cli import FIRST_ORDER
+from equilibria.shrink import solve_shrunk
+from equilibria.solvers.first_order import ALGORITHMS, MirrorProxSolver
+from tests.test_export_and_cli import run_cli
+
+KUHN = -1 / 18  # closed form
+LEDUC = -0.085606424078  # published value of Leduc hold'em for player 1
+
+
+def test_the_command_line_names_every_algorithm():
+    assert FIRST_ORDER == ALGORITHMS
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("game, value", [("kuhn", KUHN), ("leduc", LEDUC)])
+def test_certified_bounds_hold_the_published_value(algorithm, game, value):
+    target = 2e-3
+    answer = equilibria.solve(game, algorithm=algorithm, target_exploitability=target, time_limit=120)
+    assert answer.status == "target_reached"
+    assert answer.exploitability <= target
+    low, high = answer.value_bounds
+    assert low - 1e-12 <= value <= high + 1e-12
+    assert high - low == pytest.approx(answer.nash_conv, abs=1e-12)
+    assert [c["iterations"] for c in answer.curve] == sorted({c["iterations"] for c in answer.curve})
+
+
+def test_mirror_prox_exploitability_stays_below_its_proven_bound():
+    answer = equilibria.solve("leduc", algorithm="mirror-prox", iterations=400)
+    assert answer.status == "iteration_limit"
+    assert len(answer.curve) > 10
+    for point in answer.curve:
+        assert point["exploitability"] <= point["proven_bound"] * (1 + 1e-9), point
+    assert answer.curve[-1]["proven_bound"] < answer.curve[0]["proven_bound"] / 50
+
+
+def test_mirror_prox_bound_holds_on_random_matrices():
+    # a random bilinear saddle point over two treeplexes of one game's shape
+    sf = SequenceForm(equilibria.load("leduc:ranks=4"))
+    rng = np.random.default_rng(3)
+    payoff = sf.payoff_matrix(0).copy()
+    payoff.data = rng.normal(size=payoff.nnz)
+    solver = MirrorProxSolver(payoff, treeplexes(sf))
+    for _ in range(6):
+        solver.iterate(25)
+        assert solver.gap() <= solver.gap_bound * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr"])
+def test_iterates_equal_openspiel_iteration_by_iteration(name, algorithm):
+    """Our average strategy after n iterations is as exploitable as OpenSpiel's (C++
+    CFR+; Python DCFR with alpha 1.5, beta 0, gamma 2), iteration count by count."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import discounted_cfr
+    from open_spiel.python.algorithms import exploitability as python_exploitability
+
+    game = pyspiel.load_game(name)
+    for n in (1, 2, 7, 30):
+        ours = equilibria.solve(f"openspiel:{name}", algorithm=algorithm, iterations=n)
+        assert ours.curve[-1]["iterations"] == n
+        solver = pyspiel.CFRPlusSolver(game) if algorithm == "cfr+" else discounted_cfr.DCFRSolver(game)
+        for _ in range(n):
+            solver.evaluate_and_update_policy()
+        theirs = solver.average_policy()
+        expected = (
+            pyspiel.exploitability(game, theirs)
+            if algorithm == "cfr+"
+            else python_exploitability.exploitability(game, theirs)
+        )
+        assert ours.curve[-1]["exploitability"] == pytest.approx(expected, abs=1e-10), n
+
+
+def test_shrunk_lossless_certificate_equals_the_full_games():
+    """For the lossless rule, lifted strategies are exactly as exploitable in the full game
+    as in the shrunk one (tested on small decks, away from equilibrium too); for the
+    published rule they are not."""
+    for game in ("leduc", "leduc:ranks=4", "rhode_island:ranks=3,suits=2"):
+        for n in (3, 40):
+            answer = solve_shrunk(game, algorithm="cfr+", iterations=n, lift=True)
+            assert answer.lifted
+            assert answer.exploitability == pytest.approx(answer.abstract_exploitability, abs=1e-9), (game, n)
+    published = solve_shrunk("leduc", algorithm="cfr+", iterations=40, lift=True, rule="published")
+    assert abs(published.exploitability - published.abstract_exploitability) > 1e-3
+
+
+def test_first_order_answer_is_certified_by_the_one_certificate():
+    answer = equilibria.solve("kuhn", algorithm="dcfr", iterations=20)
+    again = certify(answer.sequence_form, answer.behaviors)
+    assert again.exploitability == answer.exploitability
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["solve", "kuhn", "--algorithm", "cfr+"], "cfr+ runs until a target exploitability"),
+        (["solve", "kuhn", "--iterations", "5"], "iterations applies to a first-order algorithm"),
+        (["solve", "kuhn", "--algorithm", "dcfr", "--both-lps", "--iterations", "3"], "--both-lps applies to the LP"),
+        (["solve", "kuhn", "--algorithm", "cfr"], "invalid choice: 'cfr'"),
+        (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "two-player zero-sum"),
+    ],
+)
+def test_bad_first_order_options_give_one_line(args, words):
+    res = run_cli(*args)
+    assert res.returncode == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], res.stderr
+
+
+def test_cli_prints_iterations_and_no_lp():
+    res = run_cli("solve", "leduc", "--shrink", "--algorithm", "mirror-prox", "--iterations", "50")
+    assert res.returncode == 0, res.stderr
+    assert "iterations      50 in" in res.stdout and "proven exploitability bound" in res.stdout
+    assert "no LP built" in res.stdout and "strategies lifted" in res.stdout
