@@ -52,6 +52,7 @@ class LPRun:
     attempts: list[dict] = field(default_factory=list)
     curve: list[dict] = field(default_factory=list)
     problem_sizes: dict = field(default_factory=dict)
+    dominance: dict = field(default_factory=dict)
 
     @property
     def sizes(self) -> dict:
@@ -80,6 +81,7 @@ def solve_sequence_form(
     lp: LinearProgram | None = None,
     algorithm: str = "lp",
     iterations: int | None = None,
+    eliminate_dominated: bool = False,
 ) -> LPRun:
     """Solve the sequence-form LP of ``sf`` (two players, zero-sum) and certify the result.
 
@@ -95,11 +97,30 @@ def solve_sequence_form(
     ``algorithm`` other than ``"lp"`` solves the saddle point ``max_x min_y x'Ay`` by a
     first-order method instead (:data:`~equilibria.solvers.first_order.ALGORITHMS`:
     ``cfr+``, ``dcfr``, ``mirror-prox``), no LP built: see :func:`solve_first_order`.
+
+    ``eliminate_dominated`` first removes dominated actions
+    (:func:`~equilibria.models.dominance.eliminate_dominated`), solves the reduced game,
+    lifts its strategies back (removed actions never played) and certifies them on ``sf``;
+    ``LPRun.dominance`` gives the LP's rows and columns before and after. A given ``lp``
+    is then not used.
     """
     checks.name("backend", backend, optional=False)
     checks.name("method", method)
     checks.number("time_limit", time_limit, strict=True)
     checks.number("target_exploitability", target_exploitability)
+    if eliminate_dominated:
+        return _solve_without_dominated(
+            sf,
+            backend,
+            times if times is not None else {},
+            method=method,
+            time_limit=time_limit,
+            target_exploitability=target_exploitability,
+            verbose=verbose,
+            both_lps=both_lps,
+            algorithm=algorithm,
+            iterations=iterations,
+        )
     if algorithm != "lp":
         return solve_first_order(
             sf,
@@ -151,6 +172,27 @@ def solve_sequence_form(
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
     status = sol.status if all(s.status == sol.status for s in solutions) else "/".join(s.status for s in solutions)
     return _run(lp, sol, str(status), behaviors, cert, solutions, [])
+
+
+def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **options: Any) -> LPRun:
+    from .models.dominance import eliminate_dominated
+
+    if options["algorithm"] == "lp":
+        get_backend(backend)
+    t0 = time.perf_counter()
+    with stage("eliminating dominated actions"):
+        reduced = eliminate_dominated(sf)
+    times["dominance"] = times.get("dominance", 0.0) + time.perf_counter() - t0
+    run = solve_sequence_form(reduced.sequence_form, backend, times=times, **options)
+    t1 = time.perf_counter()
+    with stage("lifting and certifying in the unreduced game"):
+        run.behaviors = reduced.lift(run.behaviors)
+        run.certificate = certify(sf, run.behaviors)
+    times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
+    if run.status != "optimal":
+        run.value = float(run.certificate.payoffs[0])
+    run.dominance = reduced.lp_size() | {"passes": reduced.rounds}
+    return run
 
 
 def _run(
@@ -364,6 +406,7 @@ class GameSolution(Answer):
     solutions: list[Solution] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
     curve: list[dict] = field(default_factory=list)
+    dominance: dict = field(default_factory=dict)
 
     @property
     def realization_plans(self) -> list[np.ndarray]:
@@ -372,7 +415,7 @@ class GameSolution(Answer):
 
     def details(self) -> dict:
         """The anytime solve's attempts (LP) or certified curve (first-order algorithm)."""
-        return {"attempts": self.attempts, "curve": self.curve}
+        return {"attempts": self.attempts, "curve": self.curve, "dominance": self.dominance}
 
 
 def solve_game(
@@ -386,6 +429,7 @@ def solve_game(
     both_lps: bool = False,
     algorithm: str = "lp",
     iterations: int | None = None,
+    eliminate_dominated: bool = False,
 ) -> GameSolution:
     """Solve a two-player zero-sum game by its sequence-form LP and certify the result.
 
@@ -416,6 +460,7 @@ def solve_game(
         times=times,
         algorithm=algorithm,
         iterations=iterations,
+        eliminate_dominated=eliminate_dominated,
     )
     return GameSolution(
         route="lp",
@@ -433,6 +478,7 @@ def solve_game(
         solutions=run.solutions,
         attempts=run.attempts,
         curve=run.curve,
+        dominance=run.dominance,
     )
 
 

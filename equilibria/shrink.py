@@ -157,6 +157,7 @@ class ShrunkSolution(Answer):
     original_nodes: int | None = None
     attempts: list = field(default_factory=list)
     curve: list = field(default_factory=list)
+    dominance: dict = field(default_factory=dict)
 
     @property
     def lifted(self) -> bool:
@@ -174,6 +175,7 @@ class ShrunkSolution(Answer):
             lifted=self.lifted,
             attempts=self.attempts,
             curve=self.curve,
+            dominance=self.dominance,
         )
         return out
 
@@ -192,6 +194,7 @@ def solve_shrunk(
     verbose: bool = False,
     algorithm: str = "lp",
     iterations: int | None = None,
+    eliminate_dominated: bool = False,
 ) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and, if the original game has at most
@@ -200,9 +203,11 @@ def solve_shrunk(
     imperfect information games", 2007: lossless shrinking keeps equilibria).
     ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves the shrunk game by a
     first-order method, without building the LP
-    (:func:`~equilibria.api.solve_first_order`)."""
+    (:func:`~equilibria.api.solve_first_order`); ``eliminate_dominated`` removes dominated
+    actions from the shrunk game before solving it (the step Gilpin and Sandholm took after
+    GameShrink)."""
     first_order = algorithm != "lp"
-    report = shrink(game, threshold, progress=progress, rule=rule, build_lp=not first_order)
+    report = shrink(game, threshold, progress=progress, rule=rule, build_lp=not (first_order or eliminate_dominated))
     fg = report.filtered
     sf = fg.sequence_form
     times = dict(report.seconds)
@@ -217,6 +222,7 @@ def solve_shrunk(
         lp=report.lp,
         algorithm=algorithm,
         iterations=iterations,
+        eliminate_dominated=eliminate_dominated,
     )
     if lift is None:
         lift = max(report.infosets_before) <= LIFT_LIMIT
@@ -251,6 +257,7 @@ def solve_shrunk(
         original_nodes=nodes,
         attempts=run.attempts,
         curve=run.curve,
+        dominance=run.dominance,
     )
 
 

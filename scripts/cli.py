@@ -82,6 +82,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         verbose=args.verbose,
         algorithm=args.algorithm,
         iterations=args.iterations,
+        eliminate_dominated=args.eliminate_dominated,
     )
     if args.algorithm != "lp" and (args.both_lps or args.method):
         raise _usage(f"--{'both-lps' if args.both_lps else 'method'} applies to the LP, not to {args.algorithm}")
@@ -117,6 +118,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)")
     else:
         print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
+    dominance = getattr(answer, "dominance", None)
+    if dominance:
+        _print_dominance(dominance, answer.game_name)
     total = sum(answer.seconds.values())
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in answer.seconds.items()) + f"; total {total:.3f}")
     if args.strategy_out:
@@ -159,16 +163,44 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from ..shrink import shrink
     from ..solvers import write_problem
 
-    report = shrink(args.game, args.threshold, progress=args.verbose, rule=args.rule)
-    if args.write and report.lp is not None:  # shrink builds the LP unless told not to
-        write_problem(report.lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+    report = shrink(
+        args.game, args.threshold, progress=args.verbose, rule=args.rule, build_lp=not args.eliminate_dominated
+    )
+    lp, dominance = report.lp, None
+    if args.eliminate_dominated:
+        from ..formulations import sequence_form_lp
+        from ..models.dominance import eliminate_dominated
+
+        reduced = eliminate_dominated(report.filtered.sequence_form)
+        dominance = reduced.lp_size() | {"passes": reduced.rounds}
+        lp = sequence_form_lp(reduced.sequence_form, 0) if args.write else None
+    if args.write and lp is not None:
+        write_problem(lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps(report.to_dict() | ({"dominance": dominance} if dominance else {}), indent=2))
         return 0
     _print_shrink(report)
+    if dominance:
+        _print_dominance(dominance, report.game.name)
     if args.write:
         print(f"shrunk LP        written to {args.write}")
     return 0
+
+
+#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
+#: elimination of dominated strategies ("Lossless abstraction of imperfect information
+#: games", 2007, section 1.3), printed beside ours.
+PAPER_RHODE_ISLAND_DOMINANCE = (1_190_443, 1_181_084)
+
+
+def _print_dominance(d: dict, game_name: str) -> None:
+    print(
+        f"dominated        removed: LP rows {d['rows_before']:,} -> {d['rows_after']:,}, "
+        f"columns {d['columns_before']:,} -> {d['columns_after']:,} ({d['passes']} passes)"
+    )
+    if game_name == "rhode_island":
+        rows, cols = PAPER_RHODE_ISLAND_DOMINANCE
+        print(f"                 Gilpin and Sandholm (2007): {rows:,} rows, {cols:,} columns after their elimination")
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -613,6 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--iterations", type=_number("count"), default=None, help="with a first-order --algorithm: iterations at most"
     )
+    p.add_argument("--eliminate-dominated", action="store_true", help=_DOMINATED_HELP)
     p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--strategy-out", type=_text, metavar="FILE.csv", help="write both strategies as CSV")
@@ -638,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rule", choices=("lossless", "published"), default="lossless", help=_RULE_HELP)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
+    p.add_argument("--eliminate-dominated", action="store_true", help=_DOMINATED_HELP)
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="print progress")
     p.set_defaults(func=cmd_shrink)
@@ -836,6 +870,12 @@ def _product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str
         default=None,
         help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
     )
+
+
+_DOMINATED_HELP = (
+    "remove dominated actions first (every payoff below the action worse than every payoff below another "
+    "action of its information set, iterated); strategies are lifted back and certified"
+)
 
 
 #: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
