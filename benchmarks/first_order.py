@@ -8,7 +8,10 @@ at most ``--target``. Both sides are checked after the same growing iteration co
 measured, outside the clock), so the figures compare the solvers, not their set-up.
 
 Prints per solver the iterations and seconds to the target (min and median over
-``--repeat`` runs) and OpenSpiel's seconds over ours; writes every run to CSV.
+``--repeat`` runs; the slow solvers, OpenSpiel's CFR+ and mirror-prox, run
+``--slow-repeat`` times) and OpenSpiel's seconds over ours; writes every run to CSV. A
+run is capped at ``--max-seconds`` of iteration time; a solver stopped there is reported
+with the exploitability it reached.
 
     python benchmarks/first_order.py [--target 1e-4] [--repeat 3] [--out benchmarks/first_order.csv]
 """
@@ -67,7 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", type=float, default=1e-4)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--openspiel-repeat", type=int, default=1, help="runs of OpenSpiel's (slower) CFR+")
+    parser.add_argument(
+        "--slow-repeat", type=int, default=1, help="runs of the slow solvers (OpenSpiel's CFR+, mirror-prox)"
+    )
     parser.add_argument("--algorithms", default="cfr+,dcfr,mirror-prox")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="iteration seconds per run at most")
     parser.add_argument("--out", default=str(HERE / "first_order.csv"))
@@ -82,7 +87,8 @@ def main() -> None:
         runs["OpenSpiel C++ CFR+"] = lambda openspiel=openspiel: openspiel_cfr_plus(openspiel, args.target)
         best = {}
         for solver, run in runs.items():
-            repeat = args.openspiel_repeat if solver.startswith("OpenSpiel") else args.repeat
+            slow = solver.startswith("OpenSpiel") or solver.endswith("mirror-prox")
+            repeat = args.slow_repeat if slow else args.repeat
             results = [run() for _ in range(repeat)]
             secs = [r[1] for r in results]
             iters, _, expl = results[0]

@@ -49,10 +49,10 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     A = sf.payoff_matrix(p)  # indexed [s_1, s_2]
     Ap = A if p == 0 else A.T  # indexed [s_p, s_o]
     n_r, n_v = Ep.shape[1], Eo.shape[0]
-    # column-wise, the layout HiGHS takes, so no conversion happens on the way in
-    left = _stack_columns(Ep.tocsc(), Ap.T.tocsc())
-    right = _stack_columns(sp.csc_matrix((Ep.shape[0], n_v)), -Eo.T.tocsc())
-    mat = sp.hstack([left, right], format="csc")
+    # column-wise, the layout HiGHS takes, so no conversion happens on the way in:
+    # [[E_p, 0], [A_p', -E_o']], written once into arrays of the final size
+    mat = _block_columns(Ep.tocsc(), Ap.T.tocsc(), -Eo.T.tocsc())
+    del A, Ap
     m_real, m_br = Ep.shape[0], Eo.shape[1]
     c = np.zeros(n_r + n_v)
     c[n_r] = 1.0
@@ -82,27 +82,55 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     )
 
 
-def _stack_columns(top: sp.csc_matrix, bottom: sp.csc_matrix) -> sp.csc_matrix:
-    """``vstack([top, bottom])`` for CSC matrices, merged column by column in one pass
-    (scipy's vstack of CSC goes through a COO copy, which dominates memory at 1e8 entries)."""
-    n = top.shape[1]
-    nt, nb = np.diff(top.indptr), np.diff(bottom.indptr)
-    indptr = top.indptr.astype(np.int64) + bottom.indptr.astype(np.int64)
+#: Entries moved per step when assembling the LP matrix (bounds the temporaries).
+ASSEMBLY_CHUNK = 1 << 22
+
+
+def _block_columns(top: sp.csc_matrix, bottom: sp.csc_matrix, right: sp.csc_matrix) -> sp.csc_matrix:
+    """The CSC matrix ``[[top, 0], [bottom, right]]``, built in one allocation of its final
+    size and filled a few million entries at a time. (scipy's ``vstack``/``hstack`` of CSC
+    matrices keep their inputs and a COO copy alive at once, which decides the memory of an
+    LP with 1e8 payoff entries.)"""
+    m_top = top.shape[0]
+    n_left = top.shape[1]
+    nt = np.diff(top.indptr).astype(np.int64)
+    nb = np.diff(bottom.indptr).astype(np.int64)
+    nr = np.diff(right.indptr).astype(np.int64)
+    indptr = np.zeros(n_left + right.shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([nt + nb, nr]), out=indptr[1:])
     nnz = int(indptr[-1])
-    data = np.empty(nnz, dtype=np.result_type(top.dtype, bottom.dtype))
-    index_type = np.int32 if top.shape[0] + bottom.shape[0] < 2**31 and nnz < 2**31 else np.int64
-    indices = np.empty(nnz, dtype=index_type)
-    # where each column's entries start, then the offset within the column
-    dest = np.repeat(indptr[:-1] - top.indptr[:-1], nt)
-    dest += np.arange(top.nnz, dtype=np.int64)
-    data[dest] = top.data
-    indices[dest] = top.indices
-    dest = np.repeat(indptr[:-1] + nt - bottom.indptr[:-1], nb)
-    dest += np.arange(bottom.nnz, dtype=np.int64)
-    data[dest] = bottom.data
-    indices[dest] = bottom.indices
-    indices[dest] += top.shape[0]
-    return sp.csc_matrix((data, indices, indptr), shape=(top.shape[0] + bottom.shape[0], n))
+    rows = m_top + bottom.shape[0]
+    data = np.empty(nnz, dtype=np.result_type(top.dtype, bottom.dtype, right.dtype))
+    indices = np.empty(nnz, dtype=np.int32 if rows < 2**31 and nnz < 2**31 else np.int64)
+    _copy_columns(top, indptr[:n_left], 0, data, indices)
+    _copy_columns(bottom, indptr[:n_left] + nt, m_top, data, indices)
+    _copy_columns(right, indptr[n_left:-1], m_top, data, indices)
+    if indices.dtype == np.int32:
+        indptr = indptr.astype(np.int32)  # one index type, so scipy copies neither array
+    return sp.csc_matrix((data, indices, indptr), shape=(rows, n_left + right.shape[1]), copy=False)
+
+
+def _copy_columns(
+    src: sp.csc_matrix, starts: np.ndarray, row_shift: int, data: np.ndarray, indices: np.ndarray
+) -> None:
+    """Write each column ``j`` of ``src`` to ``data``/``indices`` from ``starts[j]`` on,
+    its row indices shifted by ``row_shift``, in chunks of whole columns."""
+    ptr = src.indptr.astype(np.int64)
+    j = 0
+    n = src.shape[1]
+    while j < n:
+        # as many whole columns as fit in one chunk (at least one)
+        stop = int(np.searchsorted(ptr, ptr[j] + ASSEMBLY_CHUNK, side="right")) - 1
+        stop = min(max(stop, j + 1), n)
+        k0, k1 = int(ptr[j]), int(ptr[stop])
+        if k1 > k0:
+            dest = np.repeat(starts[j:stop] - ptr[j:stop], np.diff(ptr[j : stop + 1]))
+            dest += np.arange(k0, k1, dtype=np.int64)
+            data[dest] = src.data[k0:k1]
+            indices[dest] = src.indices[k0:k1]
+            if row_shift:
+                indices[dest] += row_shift
+        j = stop
 
 
 def realization_plan(lp: LinearProgram, x: np.ndarray) -> np.ndarray:

@@ -153,12 +153,22 @@ class SequenceForm:
         vals = self.terminal_chance * self.terminal_payoffs[:, p]
         keep = vals != 0
         shape = (self.players[0].num_sequences, self.players[1].num_sequences)
-        if keep.all():  # no copies of the (possibly 1e8) entries
-            mat = sp.csr_matrix((vals, (s[:, 0], s[:, 1])), shape=shape)
+        # contiguous indices of the narrowest type, so scipy converts nothing more (memory
+        # decides here: a shrunk Rhode Island has 1.2e8 entries)
+        index = np.int32 if max(shape) < 2**31 else np.int64
+        if keep.all():
+            rows = np.ascontiguousarray(s[:, 0], dtype=index)
+            cols = np.ascontiguousarray(s[:, 1], dtype=index)
         else:
-            mat = sp.csr_matrix((vals[keep], (s[keep, 0], s[keep, 1])), shape=shape)
-        mat.sum_duplicates()
-        return mat
+            vals = vals[keep]
+            rows, cols = s[keep, 0].astype(index), s[keep, 1].astype(index)
+        del keep
+        mat = sp.coo_matrix((vals, (rows, cols)), shape=shape)
+        del vals, rows, cols
+        out = mat.tocsr()
+        del mat
+        out.sum_duplicates()
+        return out
 
     def sequence_labels(self, p: int) -> list[str]:
         """Readable names ``infoset:action`` of player ``p``'s sequences (index 0 is 'empty')."""
