@@ -21,13 +21,13 @@ from .formulations.linear_program import LinearProgram
 from .models import checks
 from .models.best_response import certify
 from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
-from .models.gameshrink import game_shrink, published_shrink
+from .models.gameshrink import game_shrink, identity_filter, published_shrink
 from .models.ordered import OrderedGame, SignalSpace
 from .models.progress import stage
 from .models.sequence import SequenceForm
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
-RULES = ("lossless", "published")
+RULES = ("lossless", "published", "none")
 
 #: Largest original game (information sets per player) lifted and certified by default.
 LIFT_LIMIT = 2_000_000
@@ -90,7 +90,12 @@ class ShrinkReport:
 
 
 def shrink(
-    game: Any, threshold: float = 0.0, progress: bool = False, rule: str = "lossless", build_lp: bool = True
+    game: Any,
+    threshold: float = 0.0,
+    progress: bool = False,
+    rule: str = "lossless",
+    build_lp: bool = True,
+    compact: bool = False,
 ) -> ShrinkReport:
     """Run GameShrink and build the shrunk LP.
 
@@ -100,12 +105,20 @@ def shrink(
     merges more and is not lossless: :func:`~equilibria.models.gameshrink.published_shrink`).
     ``game`` is an OrderedGame or anything the game registry resolves to one. With
     ``build_lp`` False (first-order solvers need no LP) the report's ``lp`` is None and its
-    sizes are the shrunk sequence form's."""
+    sizes are the shrunk sequence form's. ``rule="none"`` merges nothing (the full game,
+    built from its signals rather than its tree); with it, ``compact`` builds the LP with
+    fold and showdown payoffs through sum and prefix-sum variables
+    (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`)."""
     checks.number("threshold", threshold, optional=False)
     if rule not in RULES:
         raise checks.OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
-    if rule == "published" and threshold > 0:
-        raise checks.OptionError("threshold (lossy GameShrink) applies to the lossless rule, not to the published one")
+    if rule != "lossless" and threshold > 0:
+        raise checks.OptionError(f"threshold (lossy GameShrink) applies to the lossless rule, not to rule {rule!r}")
+    if compact and rule != "none":
+        raise checks.OptionError(
+            "the compact LP (sum and prefix-sum payoffs) is written for the game without abstraction: "
+            "use rule 'none' (merged classes do not keep the structure it relies on)"
+        )
     if not isinstance(game, OrderedGame):
         from .instances.registry import describe
 
@@ -117,13 +130,22 @@ def shrink(
     with stage(f"GameShrink ({rule} rule)"):
         if rule == "published":
             filt = published_shrink(game, space)
+        elif rule == "none":
+            filt = identity_filter(game, space)
         else:
             filt = game_shrink(game, space, threshold=threshold, progress=progress)
     t2 = time.perf_counter()
     with stage("building the shrunk sequence form" + (" and LP" if build_lp else "")):
         fg = filtered_sequence_form(filt)
         t3 = time.perf_counter()
-        lp = sequence_form_lp(fg.sequence_form, 0) if build_lp else None
+        if not build_lp:
+            lp = None
+        elif compact:
+            from .formulations.compact_lp import compact_sequence_form_lp
+
+            lp = compact_sequence_form_lp(fg)
+        else:
+            lp = sequence_form_lp(fg.sequence_form, 0)
     t4 = time.perf_counter()
     before = game.unabstracted_lp_size()
     return ShrinkReport(
@@ -195,6 +217,7 @@ def solve_shrunk(
     algorithm: str = "lp",
     iterations: int | None = None,
     eliminate_dominated: bool = False,
+    compact: bool = False,
 ) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and, if the original game has at most
@@ -205,9 +228,21 @@ def solve_shrunk(
     first-order method, without building the LP
     (:func:`~equilibria.api.solve_first_order`); ``eliminate_dominated`` removes dominated
     actions from the shrunk game before solving it (the step Gilpin and Sandholm took after
-    GameShrink)."""
+    GameShrink); ``rule="none"`` with ``compact`` solves the full game through the compact
+    LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`)."""
     first_order = algorithm != "lp"
-    report = shrink(game, threshold, progress=progress, rule=rule, build_lp=not (first_order or eliminate_dominated))
+    if compact and (first_order or eliminate_dominated):
+        raise checks.OptionError(
+            "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"
+        )
+    report = shrink(
+        game,
+        threshold,
+        progress=progress,
+        rule=rule,
+        build_lp=not (first_order or eliminate_dominated),
+        compact=compact,
+    )
     fg = report.filtered
     sf = fg.sequence_form
     times = dict(report.seconds)

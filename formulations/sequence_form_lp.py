@@ -53,32 +53,58 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     # [[E_p, 0], [A_p', -E_o']], written once into arrays of the final size
     mat = _block_columns(Ep.tocsc(), Ap.T.tocsc(), -Eo.T.tocsc())
     del A, Ap
-    m_real, m_br = Ep.shape[0], Eo.shape[1]
-    c = np.zeros(n_r + n_v)
+    return saddle_point_lp(
+        mat, sf.players[p].constraint_rhs, n_r, n_v, Eo.shape[1], p, name=f"sequence_form_lp_player{p + 1}"
+    )
+
+
+def saddle_point_lp(
+    mat: sp.csc_matrix,
+    rhs: np.ndarray,
+    n_r: int,
+    n_v: int,
+    m_br: int,
+    player: int,
+    *,
+    name: str,
+    aux: tuple[str, str] | None = None,
+    meta: dict | None = None,
+) -> LinearProgram:
+    """Player ``player``'s sequence-form LP around the matrix ``mat``: columns ``r`` (the
+    realization plan, in [0, 1]) and ``v`` (the opponent's information-set values, free),
+    rows ``realization`` (``= rhs``) and ``best_response`` (``>= 0``); maximise ``v_0``.
+    Columns and rows of ``mat`` beyond those are the block ``aux`` (non-negative) and its
+    defining equations (``= 0``); ``aux`` names the pair of blocks' descriptions."""
+    o = 1 - player
+    m_real = rhs.shape[0]
+    n_aux = mat.shape[1] - n_r - n_v
+    c = np.zeros(mat.shape[1])
     c[n_r] = 1.0
-    row_lower = np.concatenate([sf.players[p].constraint_rhs, np.zeros(m_br)])
-    row_upper = np.concatenate([sf.players[p].constraint_rhs, np.full(m_br, np.inf)])
-    col_lower = np.concatenate([np.zeros(n_r), np.full(n_v, -np.inf)])
-    col_upper = np.concatenate([np.ones(n_r), np.full(n_v, np.inf)])
+    col_blocks = [
+        Block("r", 0, n_r, f"realization plan of player {player + 1}, one entry per sequence"),
+        Block("v", n_r, n_r + n_v, f"values of player {o + 1}'s information sets (v_0: root)"),
+    ]
+    row_blocks = [
+        Block("realization", 0, m_real, "r(empty) = 1; sum of an information set's actions = parent sequence"),
+        Block("best_response", m_real, m_real + m_br, f"one row per sequence of player {o + 1}"),
+    ]
+    if n_aux:
+        described = aux or ("auxiliary variables", "their definitions")
+        col_blocks.append(Block("aux", n_r + n_v, mat.shape[1], described[0]))
+        row_blocks.append(Block("aux_definitions", m_real + m_br, mat.shape[0], described[1]))
     return LinearProgram(
-        name=f"sequence_form_lp_player{p + 1}",
+        name=name,
         c=c,
         A=mat,  # CSC
-        row_lower=row_lower,
-        row_upper=row_upper,
-        col_lower=col_lower,
-        col_upper=col_upper,
+        row_lower=np.concatenate([rhs, np.zeros(m_br), np.zeros(n_aux)]),
+        row_upper=np.concatenate([rhs, np.full(m_br, np.inf), np.zeros(n_aux)]),
+        col_lower=np.concatenate([np.zeros(n_r), np.full(n_v, -np.inf), np.zeros(n_aux)]),
+        col_upper=np.concatenate([np.ones(n_r), np.full(n_v, np.inf), np.full(n_aux, np.inf)]),
         maximize=True,
-        col_blocks=[
-            Block("r", 0, n_r, f"realization plan of player {p + 1}, one entry per sequence"),
-            Block("v", n_r, n_r + n_v, f"values of player {o + 1}'s information sets (v_0: root)"),
-        ],
-        row_blocks=[
-            Block("realization", 0, m_real, "r(empty) = 1; sum of an information set's actions = parent sequence"),
-            Block("best_response", m_real, m_real + m_br, f"one row per sequence of player {o + 1}"),
-        ],
+        col_blocks=col_blocks,
+        row_blocks=row_blocks,
         objective_doc="v(root): the value guaranteed to the player",
-        meta={"player": p, "opponent": o},
+        meta={"player": player, "opponent": o} | (meta or {}),
     )
 
 

@@ -87,8 +87,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.algorithm != "lp" and (args.both_lps or args.method):
         raise _usage(f"--{'both-lps' if args.both_lps else 'method'} applies to the LP, not to {args.algorithm}")
     if args.shrink:
-        answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, **options)
+        answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, **options)
     else:
+        if args.compact:
+            raise _usage("--compact needs --shrink --rule none")
         if args.threshold:
             raise _usage("--threshold needs --shrink")
         if args.rule != "lossless":
@@ -143,6 +145,8 @@ def _print_shrink(report: Any) -> None:
             if report.threshold
             else "  (published rule: not lossless)"
             if report.rule == "published"
+            else "  (no merging" + (", compact LP)" if report.lp is not None and report.lp.meta.get("compact") else ")")
+            if report.rule == "none"
             else "  (lossless)"
         )
     )
@@ -658,7 +662,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--threshold", type=_number("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"
     )
-    p.add_argument("--rule", choices=("lossless", "published"), default="lossless", help=_RULE_HELP)
+    p.add_argument("--rule", choices=("lossless", "published", "none"), default="lossless", help=_RULE_HELP)
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="with --shrink --rule none: the LP with fold and showdown payoffs through sum and prefix-sum "
+        "variables (O(k) nonzeros per betting terminal and board instead of O(k^2))",
+    )
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
@@ -669,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
     )
-    p.add_argument("--rule", choices=("lossless", "published"), default="lossless", help=_RULE_HELP)
+    p.add_argument("--rule", choices=("lossless", "published", "none"), default="lossless", help=_RULE_HELP)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
     p.add_argument("--eliminate-dominated", action="store_true", help=_DOMINATED_HELP)
     p.add_argument("--json", action="store_true")
@@ -843,7 +853,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 _RULE_HELP = (
     "GameShrink's merge rule: lossless (default; matched opponent cards in one opponent class) or "
-    "published (the paper's Algorithm 1 per player: merges more, not lossless)"
+    "published (the paper's Algorithm 1 per player: merges more, not lossless) or none (no merging: the "
+    "full game built from its signals)"
 )
 
 
