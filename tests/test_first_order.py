@@ -123,3 +123,39 @@ def test_cli_prints_iterations_and_no_lp():
     assert res.returncode == 0, res.stderr
     assert "iterations      50 in" in res.stdout and "proven exploitability bound" in res.stdout
     assert "no LP built" in res.stdout and "strategies lifted" in res.stdout
+
+
+def test_rhode_island_runner_writes_its_curve_and_figure(tmp_path):
+    """The script that solves Rhode Island, on a small deck: a curve row per certificate,
+    a figure, and a final line with the certified value bounds."""
+    import csv
+    import subprocess
+    import sys
+
+    curve, figure = tmp_path / "curve.csv", tmp_path / "curve.png"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "equilibria.scripts.rhode_island_solve",
+            "--game",
+            "rhode_island:ranks=3,suits=2",
+            "--method",
+            "dcfr",
+            "--target-exploitability",
+            "0.05",
+            "--curve-out",
+            str(curve),
+            "--plot",
+            str(figure),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(curve.open()))
+    assert len(rows) >= 3 and float(rows[-1]["exploitability"]) <= 0.05
+    assert [int(r["iterations"]) for r in rows] == sorted(int(r["iterations"]) for r in rows)
+    assert figure.stat().st_size > 10_000
+    assert "target_reached: exploitability" in done.stdout and "value of the game in [" in done.stdout
