@@ -92,3 +92,18 @@ def test_cli_prints_the_counts():
     res = run_cli("shrink", "leduc", "--eliminate-dominated")
     assert res.returncode == 0, res.stderr
     assert "dominated        removed: LP rows 482 -> " in res.stdout
+
+
+@pytest.mark.parametrize("name", ["leduc:ranks=6", "rhode_island:ranks=4,suits=1"])
+def test_same_removals_as_the_nodewise_test_on_the_tree(name):
+    """Poker's dominated actions depend on the own cards only, so taking the extremes over
+    the whole information set loses nothing against the test node by node."""
+    from equilibria.models.dominance import dominated_sequences
+
+    game = equilibria.load(name)
+    sf = SequenceForm(game)
+    reduced = eliminate_dominated(sf)
+    assert [np.array_equal(~kept, tree) for kept, tree in zip(reduced.kept, dominated_sequences(game, sf))] == [
+        True,
+        True,
+    ]
