@@ -46,13 +46,10 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     p, o = player, 1 - player
     Ep = sf.players[p].constraint_matrix
     Eo = sf.players[o].constraint_matrix
-    A = sf.payoff_matrix(p)  # indexed [s_1, s_2]
-    Ap = A if p == 0 else A.T  # indexed [s_p, s_o]
     n_r, n_v = Ep.shape[1], Eo.shape[0]
     # column-wise, the layout HiGHS takes, so no conversion happens on the way in:
-    # [[E_p, 0], [A_p', -E_o']], written once into arrays of the final size
-    mat = _block_columns(Ep.tocsc(), Ap.T.tocsc(), -Eo.T.tocsc())
-    del A, Ap
+    # [[E_p, 0], [A_p', -E_o']], the payoff entries sorted straight into their columns
+    mat = _lp_matrix(sf, p, Ep.tocsc(), -Eo.T.tocsc())
     return saddle_point_lp(
         mat, sf.players[p].constraint_rhs, n_r, n_v, Eo.shape[1], p, name=f"sequence_form_lp_player{p + 1}"
     )
@@ -112,28 +109,53 @@ def saddle_point_lp(
 ASSEMBLY_CHUNK = 1 << 22
 
 
-def _block_columns(top: sp.csc_matrix, bottom: sp.csc_matrix, right: sp.csc_matrix) -> sp.csc_matrix:
-    """The CSC matrix ``[[top, 0], [bottom, right]]``, built in one allocation of its final
-    size and filled a few million entries at a time. (scipy's ``vstack``/``hstack`` of CSC
-    matrices keep their inputs and a COO copy alive at once, which decides the memory of an
-    LP with 1e8 payoff entries.)"""
-    m_top = top.shape[0]
-    n_left = top.shape[1]
+def _lp_matrix(sf: SequenceForm, p: int, top: sp.csc_matrix, right: sp.csc_matrix) -> sp.csc_matrix:
+    """The CSC matrix ``[[top, 0], [A_p', right]]`` of player ``p``'s LP, where column ``j``
+    of ``A_p'`` holds the payoff entries whose player-``p`` sequence is ``j`` (value: chance
+    times ``p``'s payoff, row: the opponent's sequence), repeated pairs summed.
+
+    The entries are sorted into arrays of the final size a few million at a time (a
+    counting sort by column), so the build needs the matrix and small chunks, never a copy
+    of the payoff entries (scipy's COO route holds inputs and output at once: it decided
+    the memory of a shrunk Rhode Island LP, 1.2e8 entries)."""
+    seqs, chance, payoff = sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs
+    o = 1 - p
+    n_left, m_top = top.shape[1], top.shape[0]
+    n_entries = seqs.shape[0]
+    chunks = [(k, min(k + ASSEMBLY_CHUNK, n_entries)) for k in range(0, n_entries, ASSEMBLY_CHUNK)]
+    per_column = np.zeros(n_left, dtype=np.int64)
+    for k0, k1 in chunks:
+        live = (chance[k0:k1] * payoff[k0:k1, p]) != 0
+        per_column += np.bincount(seqs[k0:k1, p][live], minlength=n_left)
     nt = np.diff(top.indptr).astype(np.int64)
-    nb = np.diff(bottom.indptr).astype(np.int64)
     nr = np.diff(right.indptr).astype(np.int64)
     indptr = np.zeros(n_left + right.shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([nt + nb, nr]), out=indptr[1:])
+    np.cumsum(np.concatenate([nt + per_column, nr]), out=indptr[1:])
     nnz = int(indptr[-1])
-    rows = m_top + bottom.shape[0]
-    data = np.empty(nnz, dtype=np.result_type(top.dtype, bottom.dtype, right.dtype))
+    rows = m_top + sf.players[o].num_sequences
+    data = np.empty(nnz)
     indices = np.empty(nnz, dtype=np.int32 if rows < 2**31 and nnz < 2**31 else np.int64)
     _copy_columns(top, indptr[:n_left], 0, data, indices)
-    _copy_columns(bottom, indptr[:n_left] + nt, m_top, data, indices)
     _copy_columns(right, indptr[n_left:-1], m_top, data, indices)
+    fill = indptr[:n_left] + nt  # next free place in each column
+    for k0, k1 in chunks:
+        vals = chance[k0:k1] * payoff[k0:k1, p]
+        live = np.flatnonzero(vals != 0)
+        column = seqs[k0:k1, p][live]
+        order = np.argsort(column, kind="stable")
+        column = column[order]
+        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+        counts = np.diff(np.r_[starts, column.shape[0]])
+        # place = the column's next free place + rank among this chunk's entries of the column
+        place = np.repeat(fill[column[starts]] - starts, counts) + np.arange(column.shape[0])
+        fill[column[starts]] += counts
+        data[place] = vals[live[order]]
+        indices[place] = m_top + seqs[k0:k1, o][live[order]]
     if indices.dtype == np.int32:
         indptr = indptr.astype(np.int32)  # one index type, so scipy copies neither array
-    return sp.csc_matrix((data, indices, indptr), shape=(rows, n_left + right.shape[1]), copy=False)
+    mat = sp.csc_matrix((data, indices, indptr), shape=(rows, n_left + right.shape[1]), copy=False)
+    mat.sum_duplicates()  # in place: the same pair of sequences at several terminals
+    return mat
 
 
 def _copy_columns(
