@@ -34,6 +34,7 @@ def commands(game: str) -> list[tuple[str, list[str]]]:
     return [
         ("python start-up", [PY, "-c", "pass"]),
         ("import the command line", [PY, "-c", "import equilibria.scripts.cli"]),
+        ("import numpy, scipy, highspy", [PY, "-c", "import numpy, scipy.sparse, highspy"]),
         ("direct LP", [*CLI, "solve", game, "--json"]),
         ("compact LP", [*CLI, "solve", game, "--shrink", "--rule", "none", "--compact", "--json"]),
         ("lossless shrink + lift + certify", [*CLI, "solve", game, "--shrink", "--json"]),
@@ -41,10 +42,12 @@ def commands(game: str) -> list[tuple[str, list[str]]]:
     ]
 
 
-def wall(cmd: list[str]) -> tuple[float, dict]:
+def wall(cmd: list[str], check: bool = True) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=check)
     seconds = time.perf_counter() - t0
+    if done.returncode != 0:
+        return seconds, {"failed": f"exit {done.returncode}" + (" (killed)" if done.returncode < 0 else "")}
     out = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
     return seconds, out
 
@@ -57,17 +60,22 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for game in args.games.split(","):
-        theirs, answer = wall([PY, str(HERE / "worker.py"), "openspiel", game])
-        print(
-            f"{game:16s} {'OpenSpiel sequence-form LP':34s} {theirs:8.2f} s  "
-            f"exploitability {answer['exploitability']:.1e}"
-        )
+        theirs, answer = wall([PY, str(HERE / "worker.py"), "openspiel", game], check=False)
+        if "failed" in answer:
+            print(f"{game:16s} {'OpenSpiel sequence-form LP':34s} {answer['failed']} after {theirs:.1f} s")
+            answer["exploitability"] = answer["failed"]
+            theirs = None
+        else:
+            print(
+                f"{game:16s} {'OpenSpiel sequence-form LP':34s} {theirs:8.2f} s  "
+                f"exploitability {answer['exploitability']:.1e}"
+            )
         rows.append(
             {
                 "game": game,
                 "run": "OpenSpiel sequence-form LP",
-                "min_s": theirs,
-                "median_s": theirs,
+                "min_s": "" if theirs is None else round(theirs, 3),
+                "median_s": "" if theirs is None else round(theirs, 3),
                 "exploitability": answer["exploitability"],
                 "rows": "",
                 "nonzeros": "",
@@ -78,7 +86,7 @@ def main() -> None:
             secs = [r[0] for r in results]
             answer = results[0][1]
             expl = answer.get("exploitability", "")
-            ratio = f"  OpenSpiel / this {theirs / min(secs):6.1f}x" if answer else ""
+            ratio = f"  OpenSpiel / this {theirs / min(secs):6.1f}x" if answer and theirs else ""
             shown = f"  exploitability {expl:.1e}" if answer else ""
             print(f"{game:16s} {label:34s} {min(secs):8.2f} s  median {statistics.median(secs):6.2f} s{shown}{ratio}")
             rows.append(
