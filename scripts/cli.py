@@ -84,8 +84,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         iterations=args.iterations,
         eliminate_dominated=args.eliminate_dominated,
     )
-    if args.algorithm != "lp" and (args.both_lps or args.method):
-        raise _usage(f"--{'both-lps' if args.both_lps else 'method'} applies to the LP, not to {args.algorithm}")
+    if args.algorithm != "lp":
+        given = [flag for flag, on in (("--both-lps", args.both_lps), ("--method", args.method)) if on]
+        if args.backend != "highs":
+            given.append("--backend")
+        if given:
+            raise _usage(f"{given[0]} applies to the LP, not to {args.algorithm}")
     if args.shrink:
         answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, **options)
     else:

@@ -107,6 +107,10 @@ def test_first_order_answer_is_certified_by_the_one_certificate():
         (["solve", "kuhn", "--iterations", "5"], "iterations applies to a first-order algorithm"),
         (["solve", "kuhn", "--algorithm", "dcfr", "--both-lps", "--iterations", "3"], "--both-lps applies to the LP"),
         (["solve", "kuhn", "--algorithm", "cfr"], "invalid choice: 'cfr'"),
+        (
+            ["solve", "kuhn", "--algorithm", "cfr+", "--backend", "scip", "--iterations", "3"],
+            "--backend applies to the LP",
+        ),
         (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "two-player zero-sum"),
     ],
 )
