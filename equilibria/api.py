@@ -20,6 +20,7 @@ import numpy as np
 from .answer import Answer
 from .formulations import equilibrium_behaviors, sequence_form_lp
 from .formulations.linear_program import LinearProgram
+from .formulations.sequence_form_lp import check_two_player_zero_sum
 from .models import checks
 from .models.best_response import Exploitability, certify
 from .models.efg import ExtensiveGame
@@ -315,10 +316,7 @@ def solve_first_order(
         raise checks.OptionError(
             f"{algorithm} runs until a target exploitability, a time limit or an iteration count: give one"
         )
-    if sf.num_players != 2:
-        raise checks.OptionError(
-            f"{algorithm} solves two-player zero-sum games; this game has {sf.num_players} players"
-        )
+    check_two_player_zero_sum(sf, algorithm)
     times = times if times is not None else {}
     t0 = time.perf_counter()
     with stage(f"building the payoff matrix for {algorithm}"):

@@ -28,21 +28,27 @@ from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
 
 
-def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
-    """Build player ``player``'s (0-based) sequence-form LP in sparse standard form."""
+def check_two_player_zero_sum(sf: SequenceForm, what: str) -> None:
+    """Raise GameError naming the first terminal whose payoffs do not cancel (or the number
+    of players) unless ``sf`` is a two-player zero-sum game; ``what`` names the method."""
     if sf.num_players != 2:
-        raise GameError(f"the sequence-form LP is for two-player games; this one has {sf.num_players} players")
+        raise GameError(f"{what} is for two-player games; this one has {sf.num_players} players")
     pay = sf.terminal_payoffs
     sums = pay[:, 0] + pay[:, 1]
     scale = max(1.0, float(np.abs(pay[:, 0]).max(initial=0.0)))
     off = np.flatnonzero(np.abs(sums) > 1e-9 * scale)
     if off.shape[0]:
         node = int(sf.terminal_nodes[off[0]])
+        where = sf.game.describe_node(node) if sf.game is not None else f"payoff entry {node}"
         raise GameError(
-            f"the sequence-form LP needs a zero-sum game, but the payoffs at "
-            f"{sf.game.describe_node(node)} sum to {float(sums[off[0]])!r} (general-sum games: "
-            "equilibria nash)"
+            f"{what} needs a zero-sum game, but the payoffs at {where} sum to {float(sums[off[0]])!r} "
+            "(general-sum games: equilibria nash)"
         )
+
+
+def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
+    """Build player ``player``'s (0-based) sequence-form LP in sparse standard form."""
+    check_two_player_zero_sum(sf, "the sequence-form LP")
     p, o = player, 1 - player
     Ep = sf.players[p].constraint_matrix
     Eo = sf.players[o].constraint_matrix
@@ -141,6 +147,8 @@ def _lp_matrix(sf: SequenceForm, p: int, top: sp.csc_matrix, right: sp.csc_matri
     for k0, k1 in chunks:
         vals = chance[k0:k1] * payoff[k0:k1, p]
         live = np.flatnonzero(vals != 0)
+        if not live.size:  # a chunk of zero payoffs (ties, or a game that pays nothing)
+            continue
         column = seqs[k0:k1, p][live]
         order = np.argsort(column, kind="stable")
         column = column[order]

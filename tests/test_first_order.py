@@ -2,6 +2,8 @@
 mirror-prox), checked against OpenSpiel's own CFR+ and DCFR, published values and the
 mirror-prox convergence bound."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -111,7 +113,7 @@ def test_first_order_answer_is_certified_by_the_one_certificate():
             ["solve", "kuhn", "--algorithm", "cfr+", "--backend", "scip", "--iterations", "3"],
             "--backend applies to the LP",
         ),
-        (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "two-player zero-sum"),
+        (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "is for two-player games"),
     ],
 )
 def test_bad_first_order_options_give_one_line(args, words):
@@ -163,3 +165,15 @@ def test_rhode_island_runner_writes_its_curve_and_figure(tmp_path):
     assert [int(r["iterations"]) for r in rows] == sorted(int(r["iterations"]) for r in rows)
     assert figure.stat().st_size > 10_000
     assert "target_reached: exploitability" in done.stdout and "value of the game in [" in done.stdout
+
+
+def test_general_sum_games_are_refused_as_by_the_lp():
+    """CFR on a general-sum game would treat player 2's payoff as minus player 1's."""
+    from tests.random_games import random_game
+
+    game = random_game(1, general_sum=True)
+    for algorithm in ALGORITHMS:
+        with pytest.raises(
+            equilibria.EquilibriaError, match=re.escape(f"{algorithm} needs a zero-sum game, but the payoffs at")
+        ):
+            equilibria.solve(game, algorithm=algorithm, iterations=5)
