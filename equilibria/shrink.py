@@ -62,15 +62,11 @@ class ShrinkReport:
         and nonzeros None."""
         if self.lp is not None:
             return {"rows": self.lp.num_rows, "columns": self.lp.num_cols, "nonzeros": self.lp.nnz}
-        p1, p2 = self.filtered.sequence_form.players
-        return {
-            "rows": 1 + p1.num_infosets + p2.num_sequences,
-            "columns": 1 + p2.num_infosets + p1.num_sequences,
-            "nonzeros": None,
-        }
+        return self.filtered.sequence_form.lp_size() | {"nonzeros": None}
 
     def to_dict(self) -> dict:
         """The JSON of ``equilibria shrink``."""
+        size = self.lp_size
         return {
             "game": self.game.name,
             "rule": self.rule,
@@ -81,9 +77,9 @@ class ShrinkReport:
             "columns_before": self.columns_before,
             "infosets_before": self.infosets_before,
             "infosets_after": self.infosets_after,
-            "rows_after": self.lp_size["rows"],
-            "columns_after": self.lp_size["columns"],
-            "nonzeros_after": self.lp_size["nonzeros"],
+            "rows_after": size["rows"],
+            "columns_after": size["columns"],
+            "nonzeros_after": size["nonzeros"],
             "seconds": self.seconds,
             "peak_mb": self.peak_mb,
         }

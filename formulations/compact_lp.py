@@ -28,13 +28,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..models.errors import GameError
-from ..models.filtered import FilteredGame
+from ..models.filtered import FilteredGame, class_ancestors
 from .linear_program import LinearProgram
 from .sequence_form_lp import saddle_point_lp
 
 
 def _sequences(
-    fg: FilteredGame, i: int, v: int, views: np.ndarray, r: int, ancestors: list[list[np.ndarray]]
+    fg: FilteredGame, i: int, v: int, views: np.ndarray, r: int, ancestors: list[dict[int, np.ndarray]]
 ) -> np.ndarray:
     """Player ``i``'s sequence leading to betting node ``v`` for each round-``r`` view."""
     t = fg.game.betting
@@ -45,20 +45,6 @@ def _sequences(
     ps = fg.sequence_form.players[i]
     own_round = int(t.round[u])
     return ps.infoset_first_sequence[fg.infoset_index[i][u] + ancestors[r][own_round][views]] + a
-
-
-def _view_ancestors(fg: FilteredGame, i: int) -> list[list[np.ndarray]]:
-    """``out[r][s]``: for each round-``r`` view of player ``i``, its round-``s`` view."""
-    space = fg.filter.space
-    out = []
-    for r in range(fg.game.rounds):
-        maps = {r: np.arange(space.view_codes[i][r].shape[0])}
-        cur = maps[r]
-        for s in range(r, 0, -1):
-            cur = space.parent_view(i, s)[cur]
-            maps[s - 1] = cur
-        out.append([maps[s] for s in range(r + 1)])
-    return out
 
 
 def compact_sequence_form_lp(fg: FilteredGame) -> LinearProgram:
@@ -74,7 +60,7 @@ def compact_sequence_form_lp(fg: FilteredGame) -> LinearProgram:
     t = game.betting
     sf = fg.sequence_form
     p1, p2 = sf.players
-    ancestors = [_view_ancestors(fg, i) for i in (0, 1)]
+    ancestors = [class_ancestors(filt, i) for i in (0, 1)]  # the identity filter's classes are views
     n_x, n_v = p1.num_sequences, 1 + p2.num_infosets
     m_real = 1 + p1.num_infosets
     rows: list[np.ndarray] = []

@@ -100,17 +100,12 @@ def dominated_sequences(game: ExtensiveGame, sequence_form: SequenceForm) -> lis
     removed = dominated_actions(game)
     out = []
     for ps in sequence_form.players:
-        mask = np.zeros(ps.num_sequences, dtype=bool)
+        alive = np.ones(ps.num_sequences, dtype=bool)
         if ps.num_infosets:
             ks = ps.infoset_global[ps.sequence_infoset[1:]]
-            mask[1:] = removed[game.infoset_action_start[ks] + ps.sequence_action[1:]]
-            # a sequence through a removed action is removed too, shallowest first
-            parent = ps.infoset_parent_sequence[ps.sequence_infoset[1:]]
-            depth = ps.infoset_depth[ps.sequence_infoset[1:]]
-            for level in np.unique(depth):
-                at = 1 + np.flatnonzero(depth == level)
-                mask[at] |= mask[parent[at - 1]]
-        out.append(mask)
+            alive[1:] = ~removed[game.infoset_action_start[ks] + ps.sequence_action[1:]]
+            _close_downwards(ps, alive)  # a sequence through a removed action is removed too
+        out.append(~alive)
     return out
 
 
@@ -145,13 +140,13 @@ class ReducedSequenceForm:
 
     def lp_size(self) -> dict:
         """Rows and columns of player 1's sequence-form LP before and after."""
-
-        def size(sf: SequenceForm) -> tuple[int, int]:
-            p1, p2 = sf.players
-            return 1 + p1.num_infosets + p2.num_sequences, 1 + p2.num_infosets + p1.num_sequences
-
-        (r0, c0), (r1, c1) = size(self.original), size(self.sequence_form)
-        return {"rows_before": r0, "columns_before": c0, "rows_after": r1, "columns_after": c1}
+        before, after = self.original.lp_size(), self.sequence_form.lp_size()
+        return {
+            "rows_before": before["rows"],
+            "columns_before": before["columns"],
+            "rows_after": after["rows"],
+            "columns_after": after["columns"],
+        }
 
 
 class _EntriesBySequence:

@@ -43,6 +43,20 @@ class FilteredGame:
     seconds: float = 0.0
 
 
+def class_ancestors(filt: InformationFilter, i: int) -> list[dict[int, np.ndarray]]:
+    """``out[r][s]``: for each round-``r`` class of player ``i``, its round-``s`` class
+    (``s <= r``; for the identity filter, classes are views)."""
+    out = []
+    for r in range(filt.game.rounds):
+        cur = np.arange(filt.num_classes(i, r))
+        maps = {r: cur}
+        for s in range(r, 0, -1):
+            cur = filt.parent_class(i, s)[cur]
+            maps[s - 1] = cur
+        out.append(maps)
+    return out
+
+
 def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     """The filtered game's sequence form, built from the betting tree and the classes.
 
@@ -57,16 +71,7 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     last_node, last_action = t.last_own
     R = game.rounds
     ncls = [[filt.num_classes(i, r) for r in range(R)] for i in (0, 1)]
-    # anc[i][r][s] : class map from round r to round s<=r (every entry is set below)
-    anc: list[list[dict[int, np.ndarray]]] = [[{} for _ in range(R)] for _ in (0, 1)]
-    for i in (0, 1):
-        for r in range(R):
-            maps = {r: np.arange(ncls[i][r])}
-            cur = np.arange(ncls[i][r])
-            for s in range(r, 0, -1):
-                cur = filt.parent_class(i, s)[cur]
-                maps[s - 1] = cur
-            anc[i][r] = maps
+    anc = [class_ancestors(filt, i) for i in (0, 1)]
     rnd = t.round
     players, first_infoset, first_seq_of = [], [], []
     for i in (0, 1):
@@ -277,4 +282,4 @@ def lift_behavior(
     return out
 
 
-__all__ = ["FilteredGame", "filtered_sequence_form", "filtered_extensive", "lift_behavior"]
+__all__ = ["FilteredGame", "class_ancestors", "filtered_sequence_form", "filtered_extensive", "lift_behavior"]

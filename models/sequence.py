@@ -145,6 +145,12 @@ class SequenceForm:
         """Number of players."""
         return len(self.players)
 
+    def lp_size(self) -> dict:
+        """Rows and columns of player 1's sequence-form LP, counted without building it:
+        ``1 + I_1 + S_2`` rows and ``1 + I_2 + S_1`` columns (two players)."""
+        p1, p2 = self.players
+        return {"rows": 1 + p1.num_infosets + p2.num_sequences, "columns": 1 + p2.num_infosets + p1.num_sequences}
+
     def payoff_matrix(self, p: int) -> sp.csr_matrix:
         """Player ``p``'s chance-weighted payoff matrix ``A_p[s_1, s_2]`` (two players)."""
         if self.num_players != 2:

@@ -142,18 +142,15 @@ def _usage(message: str) -> Exception:
 
 def _print_shrink(report: Any) -> None:
     d = report.to_dict()
-    print(
-        f"game             {report.game.name}"
-        + (
-            f"  (lossy, threshold {report.threshold:g})"
-            if report.threshold
-            else "  (published rule: not lossless)"
-            if report.rule == "published"
-            else "  (no merging" + (", compact LP)" if report.lp is not None and report.lp.meta.get("compact") else ")")
-            if report.rule == "none"
-            else "  (lossless)"
-        )
-    )
+    if report.threshold:
+        kind = f"lossy, threshold {report.threshold:g}"
+    elif report.rule == "published":
+        kind = "published rule: not lossless"
+    elif report.rule == "none":
+        kind = "no merging, compact LP" if report.lp is not None and report.lp.meta.get("compact") else "no merging"
+    else:
+        kind = "lossless"
+    print(f"game             {report.game.name}  ({kind})")
     print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
     for p in (1, 2):
         parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in d["classes"][f"player{p}"])
