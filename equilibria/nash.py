@@ -26,12 +26,13 @@ from .formulations.linear_program import LinearProgram
 from .formulations.mip_nash import DEFAULT_PRODUCTS, check_objective, mip_nash, nash_model, read_profile
 from .formulations.products import model_size
 from .formulations.threshold_milfp import check_product_options
-from .models import checks
+from .models import checks, kuhn3_family
 from .models.best_response import certify
 from .models.checks import OptionError
 from .models.dominance import dominated_sequences
 from .models.efg import ExtensiveGame
 from .models.errors import SolverError
+from .models.kuhn3_family import FamilyMembership
 from .models.normal_form import NormalFormGame
 from .models.progress import stage
 from .models.sequence import SequenceForm
@@ -62,6 +63,7 @@ class NashSolution(Answer):
     breakpoints: int | None = None
     promised_nash_conv: float = 0.0
     problem: Any = None  # the LinearProgram (two players) or Pyomo model solved, for MPS/LP export
+    published_family: FamilyMembership | None = None  # three-player Kuhn poker only
 
     @property
     def is_equilibrium(self) -> bool:
@@ -111,6 +113,8 @@ class NashSolution(Answer):
         }
         if self.mixed is not None:
             out["mixed"] = [[float(v) for v in m] for m in self.mixed]
+        if self.published_family is not None:
+            out["published_family"] = self.published_family.to_dict()
         return out
 
 
@@ -267,6 +271,7 @@ def solve_nash(
         breakpoints=lp.meta["breakpoints"],
         promised_nash_conv=promised,
         problem=lp if model is None else model,
+        published_family=kuhn3_family.membership(sf, behaviors) if players == 3 else None,
     )
 
 

@@ -417,6 +417,9 @@ def cmd_nash(args: argparse.Namespace) -> int:
         + ", ".join(f"{r:.3e}" for r in sol.regrets)
         + f"  (exact best responses; NashConv {sol.nash_conv:.3e})"
     )
+    if sol.published_family is not None:
+        first, second = sol.published_family.lines()
+        print(f"family          {first}\n                {second}")
     if sol.num_products:
         detail = "exact (bilinear)" if sol.products == "exact" else f"{sol.products}, {sol.breakpoints} breakpoints"
         print(

@@ -143,60 +143,7 @@ def test_payoffs_and_nash_conv_equal_openspiel(players):
         assert mine.nash_conv > 0.01, name
 
 
-# ----------------------------------------------------------------------------- equilibrium
-def szafron_profile(b11: float, b21: float, b32: float, c33: float, c34: float) -> dict[str, list[float]]:
-    """A member of the sub-family with c11 = 0 of the equilibrium family of Szafron,
-    Gibson and Sturtevant, "A parameterized family of equilibrium profiles for
-    three-player Kuhn poker" (AAMAS 2013): probability of the aggressive action (bet or
-    call) per card J, Q, K, A (our signals 1..4) and OpenSpiel history. Free parameters
-    need b11 <= b21 <= 1/4, b32 <= (2 + 3 b11 + 4 b21) / 4 and
-    1/2 - b32 <= c33 <= 1/2 - b32 + (3 b11 + 4 b21) / 4; the others follow."""
-    b23, b33, b41, c11, c21 = 0.0, (1 + b11 + 2 * b21) / 2, 2 * b11 + 2 * b21, 0.0, 0.5
-    return {
-        # player 1: never bets first; calls with A, and with K half the time after pbp
-        "": [0, 0, 0, 0],
-        "ppb": [0, 0, 0, 1],
-        "pbp": [0, 0, 0.5, 1],
-        "pbb": [0, 0, 0, 1],
-        # player 2
-        "p": [b11, b21, 0, b41],
-        "b": [0, 0, b32, 1],
-        "ppbp": [0, b23, b33, 1],
-        "ppbb": [0, 0, 0, 1],
-        # player 3
-        "pp": [c11, c21, 0, 1],
-        "pb": [0, 0, 0, 1],
-        "bp": [0, 0, c33, 1],
-        "bb": [0, 0, c34, 1],
-    }
-
-
-@pytest.mark.parametrize(
-    "params",
-    [
-        (0.0, 0.0, 0.0, 0.5, 0.0),  # the simplest member: b32 = 0 pins c33 to 1/2
-        (0.25, 0.25, 0.9375, 0.0, 1.0),  # the corner b11 = b21 = 1/4, b32 at its bound
-        (0.1, 0.2, 0.5, 0.2, 0.3),
-    ],
-)
-def test_published_equilibrium_family_has_zero_nash_conv(kuhn3, params):
-    game, sf = kuhn3
-    family = szafron_profile(*params)
-    local, _ = game.local_infoset_numbering()
-    behaviors = [np.ones(ps.num_sequences) for ps in sf.players]
-    for k in range(game.num_infosets):
-        key = openspiel_key(str(game.infoset_labels[k]))
-        card, history = int(key[0]), key[1:]
-        aggressive = family[history][card]
-        p = int(game.infoset_player[k])
-        first = int(sf.players[p].infoset_first_sequence[int(local[k])])
-        behaviors[p][first : first + 2] = [1 - aggressive, aggressive]
-    result = exploitability(sf, behaviors)
-    assert result.nash_conv <= 1e-9
-    assert result.payoffs.sum() == pytest.approx(0.0, abs=1e-12)
-    os_game = pyspiel.load_game("kuhn_poker(players=3)")
-    pol = openspiel_policy(os_game, behaviour_table(game, sf, behaviors))
-    assert os_exploitability.nash_conv(os_game, pol) <= 1e-9
+# the published equilibrium family is checked in test_kuhn3_family.py
 
 
 # ----------------------------------------------------------------------------- plan level

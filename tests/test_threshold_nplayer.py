@@ -1,6 +1,6 @@
 """Threshold programs for more than two players: products of the others' masses, the
 promised NashConv bound, three-player Kuhn poker against the published equilibrium family
-(Szafron, Gibson and Sturtevant, AAMAS 2013: player 1's value is -1/48 in every member)
+(Szafron, Gibson and Sturtevant, AAMAS 2013: its simplest member pays player 1 -1/48)
 and against OpenSpiel's NashConv of the same profile."""
 
 import json
