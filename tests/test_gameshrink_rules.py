@@ -53,3 +53,37 @@ def test_published_rule_on_rhode_island_gives_the_papers_lp():
     assert (d["rows_after"], d["columns_after"], d["nonzeros_after"]) == (1237238, 1237238, 50428638)
     assert [c["classes"] for c in d["classes"]["player1"]] == [13, 205, 1774]
     assert d["rule"] == "published"
+
+
+# ----------------------------------------------------------------------------- beyond the lossless rule
+LEDUC_VALUE = -0.085606424078  # published value of Leduc Hold'em for player 1
+
+
+def test_no_single_merge_beyond_the_lossless_rule_keeps_leduc():
+    """Every merge of two sibling classes the lossless rule keeps apart changes Leduc's
+    value, and none is payoff- or best-response-equivalent for random opponents."""
+    from equilibria.scripts.lossless_merges import search
+
+    rows, sure = search("leduc")
+    assert len(rows) == 24
+    assert all(row["kind"] == "value" and abs(row["value_gap"]) > 1e-4 for row in rows)
+    assert all(row["equivalence_gap"] > 1e-6 for row in rows)
+    assert sure[0]["game_value"] == pytest.approx(LEDUC_VALUE, abs=1e-9)
+
+
+@pytest.mark.parametrize("deck", ["rhode_island:ranks=4,suits=1", "rhode_island:ranks=3,suits=2"])
+def test_second_players_sure_hands_merge_without_loss(deck):
+    """Player 2 acts last in every round: merging its last-round views that lose to no
+    card keeps the full game's value (its own LP, unabstracted) and the lifted profile
+    unexploitable, and leaves player 2's best response to random opponents unchanged;
+    the same merge for player 1, who acts first, is not equivalent."""
+    from equilibria.scripts.lossless_merges import search
+
+    _, sure = search(deck, single=False)
+    first, second = sure
+    full = equilibria.solve(deck, "shrink", rule="none")
+    assert second["rows"] < second["lossless_rows"]
+    assert second["value"] == pytest.approx(full.value, abs=1e-9)
+    assert second["lifted_exploitability"] <= 1e-8
+    assert second["equivalence_gap"] <= 1e-9
+    assert first["equivalence_gap"] > 1e-3
