@@ -16,6 +16,7 @@ LP, then its exploitability) once. Ratios are OpenSpiel's wall over ours.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -31,15 +32,31 @@ CLI = [PY, "-m", "equilibria.scripts.cli"]
 
 
 def commands(game: str) -> list[tuple[str, list[str]]]:
-    return [
-        ("python start-up", [PY, "-c", "pass"]),
-        ("import the command line", [PY, "-c", "import equilibria.scripts.cli"]),
-        ("import numpy, scipy, highspy", [PY, "-c", "import numpy, scipy.sparse, highspy"]),
-        ("direct LP", [*CLI, "solve", game, "--json"]),
-        ("compact LP", [*CLI, "solve", game, "--shrink", "--rule", "none", "--compact", "--json"]),
-        ("lossless shrink + lift + certify", [*CLI, "solve", game, "--shrink", "--json"]),
-        ("dcfr to 1e-6", [*CLI, "solve", game, "--algorithm", "dcfr", "--target-exploitability", "1e-6", "--json"]),
-    ]
+    return (
+        [
+            ("python start-up", [PY, "-c", "pass"]),
+            ("import the command line", [PY, "-c", "import equilibria.scripts.cli"]),
+            ("import numpy, scipy, highspy", [PY, "-c", "import numpy, scipy.sparse, highspy"]),
+            ("direct LP", [*CLI, "solve", game, "--json"]),
+            ("compact LP", [*CLI, "solve", game, "--shrink", "--rule", "none", "--compact", "--json"]),
+            ("lossless shrink + lift + certify", [*CLI, "solve", game, "--shrink", "--json"]),
+        ]
+        + (
+            [
+                ("direct LP, clarabel", [*CLI, "solve", game, "--backend", "clarabel", "--json"]),
+                (
+                    "compact LP, clarabel",
+                    [*CLI, "solve", game, "--shrink", "--rule", "none", "--compact"]
+                    + ["--backend", "clarabel", "--json"],
+                ),
+            ]
+            if importlib.util.find_spec("clarabel")
+            else []
+        )
+        + [
+            ("dcfr to 1e-6", [*CLI, "solve", game, "--algorithm", "dcfr", "--target-exploitability", "1e-6", "--json"]),
+        ]
+    )
 
 
 def wall(cmd: list[str], check: bool = True) -> tuple[float, dict]:

@@ -11,6 +11,7 @@ model. Backends (each a :class:`Backend` with :class:`Capabilities`, see "Solver
 ``xpress``       FICO Xpress, matrix by ``loadLP`` (extra ``xpress``)
 ``ortools``      OR-Tools GLOP / PDLP / SCIP / CP-SAT (extra ``ortools``)
 ``cylp``         COIN-OR CLP and CBC through CyLP (extra ``cylp``)
+``clarabel``     Clarabel's conic interior point, LPs only (extra ``clarabel``)
 ``pyomo:NAME``   any solver Pyomo's ``SolverFactory(NAME)`` reaches on this machine
 
 Every backend reports a :class:`Status`; a request a backend cannot honour is refused with
@@ -23,7 +24,7 @@ from __future__ import annotations
 # order is the order they are listed in: the embedded default, SCIP, then the optional ones
 from . import highs  # noqa: F401  isort: skip
 from . import scip  # noqa: F401  isort: skip
-from . import gurobi, xpress, ortools, coin  # noqa: F401  isort: skip
+from . import gurobi, xpress, ortools, coin, clarabel  # noqa: F401  isort: skip
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
