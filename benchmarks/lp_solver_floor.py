@@ -3,8 +3,8 @@ on the same LP (the direct LP and the compact one), to show where the end-to-end
 ``equilibria solve`` goes and what bounds its ratio to OpenSpiel's LP.
 
 HiGHS: dual simplex, primal simplex, IPX with and without crossover, PDLP (each single
-threaded, as in a concurrent race; PDLP once, stopped at 60 s); Clarabel (an interior-point conic solver, when
-installed) on the same LP written as cones. Only solver time is measured (the LP is built
+threaded, as in a concurrent race; PDLP once, stopped at 60 s); Clarabel (the ``clarabel`` backend, when
+installed) on the same LP. Only solver time is measured (the LP is built
 once); min and median over ``--repeat`` runs.
 
     python benchmarks/lp_solver_floor.py [--game leduc:ranks=8] [--repeat 3] [--csv FILE]
@@ -13,13 +13,12 @@ once); min and median over ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 from pathlib import Path
 
 import highspy
-import numpy as np
-import scipy.sparse as sp
 from tables import write_csv
 
 from equilibria.formulations.compact_lp import compact_sequence_form_lp
@@ -27,6 +26,7 @@ from equilibria.formulations.sequence_form_lp import sequence_form_lp
 from equilibria.instances.registry import describe
 from equilibria.models.sequence import SequenceForm
 from equilibria.shrink import shrink
+from equilibria.solvers.clarabel import solve_clarabel
 from equilibria.solvers.highs import _arrays
 
 HIGHS = {
@@ -52,32 +52,11 @@ def run_highs(lp, options: dict) -> tuple[float, float]:
 
 
 def run_clarabel(lp) -> tuple[float, float] | None:
-    try:
-        import clarabel
-    except ImportError:
+    """The ``clarabel`` backend's solve time and objective, or None when not installed."""
+    if importlib.util.find_spec("clarabel") is None:
         return None
-    A = sp.csr_matrix(lp.A)
-    n = A.shape[1]
-    identity = sp.identity(n, format="csr")
-    equal = lp.row_lower == lp.row_upper
-    upper = ~equal & np.isfinite(lp.row_upper)
-    lower = ~equal & np.isfinite(lp.row_lower)
-    cu, cl = np.isfinite(lp.col_upper), np.isfinite(lp.col_lower)
-    # A x + s = b with s = 0 on equalities and s >= 0 on every one-sided bound
-    rows = [A[equal], A[upper], -A[lower], identity[cu], -identity[cl]]
-    rhs = [lp.row_upper[equal], lp.row_upper[upper], -lp.row_lower[lower], lp.col_upper[cu], -lp.col_lower[cl]]
-    inequalities = sum(r.shape[0] for r in rows[1:])
-    cones = [clarabel.ZeroConeT(int(equal.sum())), clarabel.NonnegativeConeT(int(inequalities))]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    c = -lp.c if lp.maximize else lp.c
-    solver = clarabel.DefaultSolver(
-        sp.csc_matrix((n, n)), c, sp.vstack(rows).tocsc(), np.concatenate(rhs), cones, settings
-    )
-    t = time.perf_counter()
-    solution = solver.solve()
-    seconds = time.perf_counter() - t
-    return seconds, (-solution.obj_val if lp.maximize else solution.obj_val)
+    solution = solve_clarabel(lp)
+    return solution.seconds["solve"], float(solution.objective)
 
 
 def main() -> None:

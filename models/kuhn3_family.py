@@ -20,7 +20,7 @@ same realization plan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -136,7 +136,6 @@ class FamilyMembership:
     reason: str | None = None
     family_payoffs: list[float] | None = None
     skipped: int = 0  # information sets not compared: their player never reaches them
-    payoffs: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -194,10 +193,13 @@ def _information_sets(sf: SequenceForm) -> dict[tuple[int, str, int], tuple[int,
 def applies_to(sf: SequenceForm) -> bool:
     """True when ``sf`` is three-player Kuhn poker with four cards, one-chip ante and bet:
     its labels are Kuhn's and the family's simplest member is an equilibrium of it."""
-    if _information_sets(sf) is None:
-        return False
+    where = _information_sets(sf)
+    return where is not None and _simplest_member_is_equilibrium(sf, where)
+
+
+def _simplest_member_is_equilibrium(sf: SequenceForm, where: dict) -> bool:
     simplest = {k: 0.0 for k in PARAMETERS} | {"c33": 0.5}
-    return exploitability(sf, member_behaviors(sf, family_profile(simplest))).nash_conv <= 1e-9
+    return exploitability(sf, _profile(sf, where, family_profile(simplest))).nash_conv <= 1e-9
 
 
 def member_behaviors(sf: SequenceForm, table: dict[str, list[float]]) -> list[np.ndarray]:
@@ -205,6 +207,10 @@ def member_behaviors(sf: SequenceForm, table: dict[str, list[float]]) -> list[np
     :func:`family_profile` gives them)."""
     where = _information_sets(sf)
     assert where is not None
+    return _profile(sf, where, table)
+
+
+def _profile(sf: SequenceForm, where: dict, table: dict[str, list[float]]) -> list[np.ndarray]:
     behaviors = [np.ones(ps.num_sequences) for ps in sf.players]
     for (p, history, card), (_, first, _) in where.items():
         aggressive = table[history][card]
@@ -216,12 +222,11 @@ def membership(sf: SequenceForm, behaviors: list[np.ndarray], tol: float = 1e-5)
     """Is the behaviour profile a member of the published family? None when the game is
     not three-player Kuhn poker (see :func:`applies_to`)."""
     where = _information_sets(sf)
-    if where is None or not applies_to(sf):
+    if where is None or not _simplest_member_is_equilibrium(sf, where):
         return None
     from .strategy import expected_payoffs, realization_from_behavior
 
     plans = [realization_from_behavior(ps, b) for ps, b in zip(sf.players, behaviors)]
-    payoffs = [float(v) for v in expected_payoffs(sf, plans)]
 
     def reached(p: int, parent: int) -> bool:
         return bool(plans[p][parent] > tol)
@@ -230,7 +235,7 @@ def membership(sf: SequenceForm, behaviors: list[np.ndarray], tol: float = 1e-5)
     for name, (p, history, card) in PARAMETER_AT.items():
         _, first, parent = where[(p, history, card)]
         params[name] = float(behaviors[p][first + 1]) if reached(p, parent) else None
-    result = FamilyMembership(member=False, parameters=params, payoffs=payoffs)
+    result = FamilyMembership(member=False, parameters=params)
     unread = [k for k, v in params.items() if v is None]
     # b23 is only read when player 2 can check with Q; any admissible value then fits
     if unread:
@@ -253,7 +258,7 @@ def membership(sf: SequenceForm, behaviors: list[np.ndarray], tol: float = 1e-5)
                 f"with probability {got:.6f}, the family {want:.6f}"
             )
             return result
-    member = member_behaviors(sf, table)
+    member = _profile(sf, where, table)
     family_plans = [realization_from_behavior(ps, b) for ps, b in zip(sf.players, member)]
     result.family_payoffs = [float(v) for v in expected_payoffs(sf, family_plans)]
     result.member = True

@@ -97,16 +97,17 @@ def sure_hands_merged(filt: Any, i: int) -> Any:
     return InformationFilter(filt.game, filt.space, classes)
 
 
-def equivalence_gap(filt: Any, merged_filt: Any, i: int, rng: np.random.Generator, trials: int = 20) -> float:
+def equivalence_gap(before: Any, merged_filt: Any, i: int, rng: np.random.Generator, trials: int = 20) -> float:
     """Largest loss of player ``i``'s best-response value, over random strategies of the
     abstract opponent, when ``i`` must play alike at the merged views: positive means the
     merged views are not payoff-equivalent (the opponent's classes are the same in both
-    abstractions, so one opponent strategy serves both)."""
+    abstractions, so one opponent strategy serves both). ``before`` is the unmerged
+    abstraction's sequence form."""
     from equilibria.models.best_response import best_response
     from equilibria.models.filtered import filtered_sequence_form
     from equilibria.models.strategy import realization_from_behavior
 
-    before, after = filtered_sequence_form(filt).sequence_form, filtered_sequence_form(merged_filt).sequence_form
+    after = filtered_sequence_form(merged_filt).sequence_form
     o = 1 - i
     ps = before.players[o]
     same = after.players[o]
@@ -143,6 +144,7 @@ def search(deck: str, single: bool = True) -> tuple[list[dict[str, Any]], list[d
     original = game.to_extensive()
     osf = SequenceForm(original)
     value, exploitability = measure(lossless, original, osf)
+    lossless_sf = filtered_sequence_form(lossless).sequence_form
     assert exploitability <= TOLERANCE, f"{deck}: the lossless abstraction lost {exploitability}"
     rows = []
     rng = np.random.default_rng(0)
@@ -161,7 +163,7 @@ def search(deck: str, single: bool = True) -> tuple[list[dict[str, Any]], list[d
                         "value_gap": v - value,
                         "lifted_exploitability": e,
                         "kind": kind,
-                        "equivalence_gap": equivalence_gap(lossless, candidate, i, rng),
+                        "equivalence_gap": equivalence_gap(lossless_sf, candidate, i, rng),
                     }
                 )
     sure = []
@@ -175,11 +177,11 @@ def search(deck: str, single: bool = True) -> tuple[list[dict[str, Any]], list[d
                 "classes": [candidate.num_classes(i, r) for r in range(game.rounds)],
                 "lossless_classes": [lossless.num_classes(i, r) for r in range(game.rounds)],
                 "rows": filtered_sequence_form(candidate).sequence_form.lp_size()["rows"],
-                "lossless_rows": filtered_sequence_form(lossless).sequence_form.lp_size()["rows"],
+                "lossless_rows": lossless_sf.lp_size()["rows"],
                 "value": v,
                 "game_value": value,
                 "lifted_exploitability": e,
-                "equivalence_gap": equivalence_gap(lossless, candidate, i, rng),
+                "equivalence_gap": equivalence_gap(lossless_sf, candidate, i, rng),
             }
         )
     return rows, sure
