@@ -223,16 +223,46 @@ def _bounds(var: Any, what: str) -> tuple[float, float]:
     return float(lb), float(ub)
 
 
-def _square(block: pyo.Block, tag: str, arg: pyo.Var, low: float, k: int, representation: str) -> pyo.Var:
-    """Add ``s_tag ~= arg**2`` on ``k`` breakpoints over ``[low, low + 1]``; return ``s_tag``."""
-    h = 1.0 / (k - 1)
-    points = [low + i * h for i in range(k)]
+def uniform_grid(low: float, breakpoints: int) -> list[float]:
+    """``breakpoints`` equally spaced points over ``[low, low + 1]``."""
+    k = _breakpoints(breakpoints)
+    return [low + i / (k - 1) for i in range(k)]
+
+
+def _checked_grid(points: Sequence[float], low: float, what: str) -> list[float]:
+    pts = sorted({float(v) for v in points})
+    if len(pts) < 2 or abs(pts[0] - low) > 1e-12 or abs(pts[-1] - (low + 1.0)) > 1e-12:
+        raise OptionError(f"the grid of {what} must run from {low:g} to {low + 1:g} with at least two points")
+    pts[0], pts[-1] = low, low + 1.0
+    return pts
+
+
+def _log_points(points: list[float]) -> list[float]:
+    """Pyomo's LOG takes ``2**n + 1`` points: the grid is continued past the top of the
+    range with its last spacing; the argument's bounds keep it off the added segments, so
+    the function on the range is the one on ``points``."""
+    pts = list(points)
+    target = 2 ** math.ceil(math.log2(len(pts) - 1)) + 1 if len(pts) > 2 else 2
+    step = pts[-1] - pts[-2]
+    while len(pts) < target:
+        pts.append(pts[-1] + step)
+    return pts
+
+
+def grid_error(points: Sequence[float]) -> float:
+    """Largest amount by which the interpolant of ``t**2`` on ``points`` exceeds ``t**2``:
+    a quarter of the widest segment's square."""
+    return max((b - a) ** 2 for a, b in zip(points[:-1], points[1:])) / 4.0
+
+
+def _square(block: pyo.Block, tag: str, arg: pyo.Var, points: list[float], representation: str) -> pyo.Var:
+    """Add ``s_tag ~= arg**2`` interpolated on ``points``; return ``s_tag``. The points
+    actually used (padded for ``log``) are kept on the block as ``grid<tag>``."""
     s = pyo.Var()
     block.add_component(f"s{tag}", s)
     if representation in _CLASSIC:
-        if representation == "log":  # continue the grid to 2**n + 1 points, same spacing
-            n = math.ceil(math.log2(k - 1)) if k > 2 else 0
-            points = [low + i * h for i in range(2**n + 1)]
+        if representation == "log":
+            points = _log_points(points)
         pw = pyo.Piecewise(
             s,
             arg,
@@ -249,7 +279,53 @@ def _square(block: pyo.Block, tag: str, arg: pyo.Var, low: float, k: int, repres
         f = PiecewiseLinearFunction(points=points, function=lambda t: t * t)
         block.add_component(f"square{tag}", f)
         block.add_component(f"interpolate{tag}", pyo.Constraint(expr=s == f(arg)))
+    grids = block.__dict__.setdefault("_grids", {})
+    grids[tag] = list(points)
     return s
+
+
+def add_error_allowance(product: pyo.Block) -> Any:
+    """Add to one :func:`add_product` block a bound on its error at whatever point the
+    solver picks, and return it: ``Dx*Dy*(chord1 + chord2)``, 0 for an exact product.
+
+    The chord of square ``i`` exceeds ``beta_i**2`` by ``e_i = s_i - beta_i**2``, and the
+    product's error is ``Dx*Dy*(e1 - e2)``, so ``|z - x*y| <= Dx*Dy*(e1 + e2)``. As
+    ``beta**2`` lies above each of its tangents, ``e <= s - (2*t*beta - t**2)`` for every
+    ``t``; the rows ``tangent1``/``tangent2`` bound ``chord_i`` so at every grid point and
+    every segment's midpoint, which makes the bound vanish at the grid points and stay
+    within ``5/16`` of the squared segment width between them. The variables ``chord1``,
+    ``chord2`` sit on the right of the rows that use them, so a solver can only make them
+    smaller than the bound, never larger.
+    """
+    grids = product.__dict__.get("_grids")
+    if not grids:
+        return 0.0
+    total: Any = 0.0
+    for tag, points in grids.items():
+        beta = product.component(f"beta{tag}")
+        square = product.component(f"s{tag}")
+        tangents = sorted(set(points) | {(a + b) / 2.0 for a, b in zip(points[:-1], points[1:])})
+        chord = pyo.Var(bounds=(0.0, None))
+        product.add_component(f"chord{tag}", chord)
+        rows = pyo.ConstraintList()
+        product.add_component(f"tangent{tag}", rows)
+        for t in tangents:
+            rows.add(chord <= square - (2.0 * t * beta - t * t))
+        total += chord
+    return product.__dict__["_scale"] * total
+
+
+def refine_grid(points: Sequence[float], at: float, spacing: float) -> list[float]:
+    """``points`` with ``at`` added, and points ``spacing`` to either side of it where
+    they fall inside the grid's range and are no closer than ``spacing / 4`` to a point
+    already there: refinement around an incumbent value."""
+    pts = sorted(points)
+    low, high = pts[0], pts[-1]
+    for value in (at, at - spacing, at + spacing):
+        if low < value < high and min(abs(value - q) for q in pts) > spacing / 4.0:
+            pts.append(value)
+            pts.sort()
+    return pts
 
 
 def add_product(
@@ -261,6 +337,7 @@ def add_product(
     breakpoints: int = 9,
     representation: str = "log",
     mccormick: bool = False,
+    grids: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> pyo.Var:
     """Add to ``block`` a sub-block ``name`` holding ``z ~= x*y`` and return the variable ``z``.
 
@@ -282,7 +359,12 @@ def add_product(
     ly, uy = _bounds(y, name)
     dx, dy = ux - lx, uy - ly
     exact = representation == "exact" or dx == 0 or dy == 0
-    error = 0.0 if exact else product_error(k, dx, dy)
+    if grids is not None and not exact:
+        points1 = _checked_grid(grids[0], 0.0, f"{name}'s half sum")
+        points2 = _checked_grid(grids[1], -0.5, f"{name}'s half difference")
+    else:
+        points1, points2 = uniform_grid(0.0, k), uniform_grid(-0.5, k)
+    error = 0.0 if exact else dx * dy * max(grid_error(points1), grid_error(points2))
     low, high = _product_range((lx, ux), (ly, uy))
 
     sub = pyo.Block()
@@ -299,8 +381,9 @@ def add_product(
         sub.beta2 = pyo.Var(bounds=(-0.5, 0.5))
         sub.half_sum = pyo.Constraint(expr=sub.beta1 == (u + v) / 2)
         sub.half_difference = pyo.Constraint(expr=sub.beta2 == (u - v) / 2)
-        s1 = _square(sub, "1", sub.beta1, 0.0, k, representation)
-        s2 = _square(sub, "2", sub.beta2, -0.5, k, representation)
+        sub.__dict__["_scale"] = dx * dy
+        s1 = _square(sub, "1", sub.beta1, points1, representation)
+        s2 = _square(sub, "2", sub.beta2, points2, representation)
         sub.product = pyo.Constraint(expr=z == lx * ly + lx * (y - ly) + ly * (x - lx) + dx * dy * (s1 - s2))
         if representation in _CONTRIB:
             pyo.TransformationFactory(_CONTRIB[representation]).apply_to(sub.model(), targets=[sub])
@@ -321,6 +404,7 @@ def add_product_chain(
     breakpoints: int = 9,
     representation: str = "log",
     mccormick: bool = False,
+    grids: Sequence[tuple[Sequence[float], Sequence[float]] | None] | None = None,
 ) -> Any:
     """Add ``w ~= factors[0] * factors[1] * ...`` to ``block`` as pairwise products and
     return ``w`` (the single factor itself when there is one).
@@ -328,7 +412,8 @@ def add_product_chain(
     The sub-block ``name`` holds steps ``step2``, ``step3``, ... (each an
     :func:`add_product` block, ``w_j ~= w_(j-1) * x_j``) and ``error_bound``, the
     accumulated bound ``E_n`` on ``|w - x1*...*xn|`` of the module docstring; for factors in
-    [0, 1] it equals :func:`chain_error`. Options are passed to every step.
+    [0, 1] it equals :func:`chain_error`. Options are passed to every step; ``grids``, one
+    entry per step (``step2`` first), gives a step's own points (see :func:`add_product`).
     """
     if len(factors) == 0:
         raise OptionError(f"the chain '{name}' needs at least one factor")
@@ -341,7 +426,14 @@ def add_product_chain(
     for j, x in enumerate(factors[1:], start=2):
         lx, ux = _bounds(x, name)
         w = add_product(
-            sub, w, x, name=f"step{j}", breakpoints=breakpoints, representation=representation, mccormick=mccormick
+            sub,
+            w,
+            x,
+            name=f"step{j}",
+            breakpoints=breakpoints,
+            representation=representation,
+            mccormick=mccormick,
+            grids=None if grids is None else grids[j - 2],
         )
         total = pyo.value(sub.component(f"step{j}").error_bound) + max(abs(lx), abs(ux)) * total
     sub.error_bound = pyo.Param(initialize=total, within=pyo.NonNegativeReals)
@@ -388,7 +480,11 @@ __all__ = [
     "chain_error_bound",
     "count_binaries",
     "count_sos",
+    "add_error_allowance",
+    "grid_error",
     "model_size",
     "product_error",
+    "refine_grid",
     "square_error",
+    "uniform_grid",
 ]
