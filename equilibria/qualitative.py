@@ -21,10 +21,10 @@ from .answer import Answer
 from .formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
 from .instances.bayesian_games import model_sets, resolve_model, standard_models
 from .models import checks
-from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
+from .models.bayesian import BayesianGame
 from .models.best_response import Exploitability, certify
 from .models.errors import SolverError
-from .models.parametric import ModelError, ParametricModel
+from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .solvers import get_backend
@@ -32,10 +32,6 @@ from .solvers.disjunctive import default_indicators, solve_disjunctive
 
 #: Cells of the discretisation on which continuous answers are verified.
 DEFAULT_CELLS = 4000
-
-
-class ModelInfeasible(ModelError):
-    """No equilibrium conforms to the parametric model (the MILFP is infeasible)."""
 
 
 @dataclass(kw_only=True)
@@ -60,6 +56,8 @@ class ThresholdSolution(Answer):
     verification: dict
     indicators: str
     join: dict | None = None
+    curve: list[dict] | None = None
+    choice: str | None = None
 
     @property
     def is_equilibrium(self) -> bool:
@@ -111,6 +109,8 @@ class ThresholdSolution(Answer):
             "certified_epsilon": self.certified_epsilon,
             "num_products": program.num_products,
             **({"join": self.join} if self.join else {}),
+            **({"curve": self.curve} if self.curve is not None else {}),
+            **({"choice": self.choice} if self.choice else {}),
         }
 
     @property
@@ -121,31 +121,6 @@ class ThresholdSolution(Answer):
         if cert is None:
             return None
         return float(np.max(np.asarray(cert.best_response_values) - np.asarray(cert.payoffs)))
-
-
-def project(
-    game: BayesianGame,
-    model: ParametricModel,
-    thresholds: Sequence[Sequence[float]],
-    target: FiniteSignalGame,
-    edges: np.ndarray | None = None,
-) -> list[np.ndarray]:
-    """Threshold strategies as plan probabilities on the finite game ``target``.
-
-    ``edges`` are the signal-space edges of ``target``'s signals (default: ``target``'s
-    cell edges, or ``0..n`` for finite games). A signal whose interval a threshold cuts
-    mixes the two plans in proportion to the overlap measured by the player's CDF
-    (Ganzfried and Sandholm 2010, section 6.2); projecting G-infinity onto G_n uses edges ``i/n``.
-    """
-    plans = model.plan_indices(game)
-    if edges is None:
-        edges = target.cell_edges if target.cell_edges is not None else np.arange(target.sizes[0] + 1.0)
-    out = []
-    for p in range(game.num_players):
-        F = game.signals[p]
-        bounds = np.concatenate([[F.cdf[0]], F(np.asarray(thresholds[p], dtype=float)), [F.cdf[-1]]])
-        out.append(plans_from_thresholds(F(edges), bounds, plans[p], target.num_plans[p]))
-    return out
 
 
 def solve_threshold(
@@ -169,6 +144,7 @@ def solve_threshold(
     join: str | None = None,
     refinement: str | ParametricModel | None = None,
     workers: int = 2,
+    rounds: int | None = None,
 ) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
 
@@ -198,6 +174,12 @@ def solve_threshold(
     ``join="separate"`` solves each model's program in ``workers`` processes and answers
     with the first feasible (:func:`solve_threshold_separately`). The answer's ``model``
     is the model that holds and ``join`` says how it was found.
+
+    Finite signals with three or more players are solved by the located program in
+    rounds (:mod:`equilibria.located`): ``epsilon`` is the certified NashConv to reach,
+    ``breakpoints`` the first round's points per square, ``rounds`` the most rounds, and
+    the answer's ``curve`` lists every round. ``time_limit`` bounds the whole call (build,
+    every round's solve and certificate).
     """
     checks.name("backend", backend, optional=False)
     checks.name("indicators", indicators)
@@ -296,6 +278,24 @@ def solve_threshold(
         )
     model = resolve_model(game, model)
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
+    if game.finite and game.num_players > 2:
+        return _solve_located(
+            game,
+            model,
+            backend=backend,
+            select=select,
+            min_width=min_width,
+            epsilon=epsilon,
+            breakpoints=breakpoints,
+            products=products,
+            mccormick=mccormick,
+            rounds=rounds,
+            deadline=None if time_limit is None else t0 + time_limit,
+            verbose=verbose,
+            t0=t0,
+        )
+    if rounds is not None:
+        raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
     with stage("building the threshold program"):
         program = threshold_milfp(
             game,
@@ -339,6 +339,74 @@ def solve_threshold(
         cells=cells,
         extensive_check=extensive_check,
         seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+    )
+
+
+def _solve_located(
+    game: BayesianGame,
+    model: ParametricModel,
+    *,
+    backend: str,
+    select: str,
+    min_width: float,
+    epsilon: float | None,
+    breakpoints: int | None,
+    products: str | None,
+    mccormick: bool,
+    rounds: int | None,
+    deadline: float | None,
+    verbose: bool,
+    t0: float,
+) -> ThresholdSolution:
+    """The located program's rounds (:mod:`equilibria.located`), certified as any answer."""
+    from .located import rounds_table, solve_located
+
+    if rounds is not None:
+        checks.count("rounds", rounds)
+    representation, choice = choose_products(backend, products)
+    outcome = solve_located(
+        game,
+        model,
+        backend=backend,
+        representation=representation,
+        epsilon=epsilon,
+        breakpoints=breakpoints,
+        select=select,
+        min_width=min_width,
+        mccormick=mccormick,
+        rounds=rounds,
+        deadline=deadline,
+        verbose=verbose,
+    )
+    t1 = time.perf_counter()
+    answer = _certified(
+        game,
+        model,
+        outcome.program,
+        outcome.thresholds,
+        backend=backend,
+        indicators="bigm",
+        cells=DEFAULT_CELLS,
+        extensive_check=True,
+        seconds={"rounds": t1 - t0},
+    )
+    answer.curve = rounds_table(outcome.rounds)
+    answer.choice = choice
+    return answer
+
+
+def choose_products(backend: str, products: str | None) -> tuple[str, str]:
+    """The products' representation for ``backend`` and a sentence saying why: the one
+    asked for, else ``log`` (binaries grow like the logarithm of the breakpoints and every
+    MILP backend takes it; SOS2 sets need SCIP or Gurobi, exact products a global solver)."""
+    if products is not None:
+        return products, f"products {products} as asked"
+    known = get_backend(backend)
+    if not known.capabilities.milp:
+        raise checks.OptionError(f"backend '{backend}' solves no mixed-integer programs; use highs or scip")
+    return "log", (
+        "products log by default: logarithmically many binaries per product, which every MILP backend takes "
+        "(--products sos2 needs SCIP or Gurobi, --products exact a global solver such as SCIP)"
     )
 
 

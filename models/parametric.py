@@ -20,18 +20,23 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .bayesian import BayesianGame
+from .bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
 from .errors import EquilibriaError
 from .output import write_text
 
 
 class ModelError(EquilibriaError):
     """A parametric model is malformed or does not fit its game; the message says where."""
+
+
+class ModelInfeasible(ModelError):
+    """No equilibrium conforms to the parametric model (its threshold program is infeasible)."""
 
 
 def _canonical(plan: dict) -> tuple:
@@ -332,4 +337,29 @@ def common_us_refinement(models: list[ParametricModel]) -> ParametricModel:
     )
 
 
-__all__ = ["ModelError", "ParametricModel", "common_us_refinement"]
+def project(
+    game: BayesianGame,
+    model: ParametricModel,
+    thresholds: Sequence[Sequence[float]],
+    target: FiniteSignalGame,
+    edges: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """Threshold strategies as plan probabilities on the finite game ``target``.
+
+    ``edges`` are the signal-space edges of ``target``'s signals (default: ``target``'s
+    cell edges, or ``0..n`` for finite games). A signal whose interval a threshold cuts
+    mixes the two plans in proportion to the overlap measured by the player's CDF
+    (Ganzfried and Sandholm 2010, section 6.2); projecting G-infinity onto G_n uses edges ``i/n``.
+    """
+    plans = model.plan_indices(game)
+    if edges is None:
+        edges = target.cell_edges if target.cell_edges is not None else np.arange(target.sizes[0] + 1.0)
+    out = []
+    for p in range(game.num_players):
+        F = game.signals[p]
+        bounds = np.concatenate([[F.cdf[0]], F(np.asarray(thresholds[p], dtype=float)), [F.cdf[-1]]])
+        out.append(plans_from_thresholds(F(edges), bounds, plans[p], target.num_plans[p]))
+    return out
+
+
+__all__ = ["ModelError", "ModelInfeasible", "ParametricModel", "common_us_refinement", "project"]

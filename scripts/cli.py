@@ -302,6 +302,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         products=args.products,
         mccormick=args.mccormick,
         **({"every_signal": True} if args.every_signal else {}),
+        **({"rounds": args.rounds} if args.rounds is not None else {}),
     )
     assert isinstance(sol, ThresholdSolution)
     if args.write:
@@ -343,6 +344,17 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))
     print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
     program = sol.program
+    if sol.choice:
+        print(f"choice          {sol.choice}; backend {sol.backend}")
+    if sol.curve:
+        for entry in sol.curve:
+            got = entry["certified_nash_conv"]
+            box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
+            result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
+            print(
+                f"round {entry['round']:<9} {entry['phase']} ({entry['breakpoints']} breakpoints{box}): "
+                f"{result}, {entry['seconds']:.2f} s"
+            )
     if program.num_products:
         points = f"{program.breakpoints} breakpoints per square" if program.breakpoints else "bilinear, no breakpoints"
         print(f"products        {program.num_products} ({program.products}, {points})")
@@ -764,6 +776,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the others' masses",
     )
     p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
+    p.add_argument(
+        "--rounds",
+        type=_number("count"),
+        default=None,
+        help="finite signals, three or more players: the most rounds of refinement towards --epsilon "
+        "(default 40; 1 with --breakpoints alone)",
+    )
     p.add_argument(
         "--every-signal",
         action="store_true",

@@ -1,0 +1,304 @@
+"""Rounds of the located threshold program (finite signals, three or more players) until
+the exact certificate meets epsilon: an anytime route.
+
+Round 1 searches every location of the thresholds on a coarse grid
+(:func:`~equilibria.formulations.threshold_located.located_program`). Its answer is
+certified by exact best responses. While the certified NashConv exceeds epsilon, the next
+rounds keep the thresholds where they are (inside which signal, or at which end) and shrink
+a box around each fraction's incumbent value by four: the products' breakpoints span the
+box, so they concentrate where the answer lies and each product's error falls about
+sixteen-fold a round. A box that holds no solution is widened to the whole fraction range.
+When even that fails, no equilibrium that follows the model has those locations (the
+program admits every exact equilibrium whatever its grid), so they are cut off and the
+search starts again. Every round's certified value goes into the answer's ``curve``.
+
+The limits (``time_limit``, ``rounds``) bound build, solves and certificates together.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+
+from .formulations.products import model_size
+from .formulations.threshold_located import (
+    FIRST_ROUND_BREAKPOINTS,
+    Location,
+    located_program,
+    read_locations,
+)
+from .formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram
+from .models.bayesian import BayesianGame
+from .models.best_response import certify
+from .models.errors import SolverError
+from .models.parametric import ModelInfeasible, ParametricModel, project
+from .models.progress import stage
+from .models.sequence import SequenceForm
+from .solvers import get_backend
+
+#: Rounds allowed when none is given.
+DEFAULT_ROUNDS = 40
+
+#: Half-width of the first zoomed box around each fraction.
+FIRST_BOX = 0.25
+
+#: Share of epsilon left to the rows' fixed allowance; the rest is the products' error.
+TAU_SHARE = 0.25
+
+#: Allowance of every row of an exact (bilinear) program: a global solver's tolerance.
+EXACT_TAU = 1e-7
+
+
+class TimeLimitReached(SolverError):
+    """The limits ran out before an answer met epsilon (the message says how close);
+    ``rounds`` lists the rounds run."""
+
+    def __init__(self, message: str, rounds: list[Round] | None = None) -> None:
+        super().__init__(message)
+        self.rounds = list(rounds or [])
+
+
+@dataclass
+class Round:
+    """One round: what was solved and what its answer is worth."""
+
+    round: int
+    phase: str
+    breakpoints: int
+    box: float | None
+    status: str
+    seconds: float
+    nash_conv: float | None = None
+    posterior: float | None = None
+    promised: float | None = None
+    binaries: int = 0
+    thresholds: tuple[list[float], ...] | None = None
+
+    def row(self) -> dict:
+        """The round as a plain dict (the answer's ``curve`` entries)."""
+        out = {
+            "round": self.round,
+            "phase": self.phase,
+            "breakpoints": self.breakpoints,
+            "box": self.box,
+            "status": self.status,
+            "seconds": self.seconds,
+            "certified_nash_conv": self.nash_conv,
+            "posterior_bound": self.posterior,
+            "promised_epsilon": self.promised,
+            "binaries": self.binaries,
+        }
+        return out
+
+
+@dataclass
+class LocatedOutcome:
+    """The best answer of the rounds: thresholds per player, the program that gave them,
+    and every round."""
+
+    thresholds: tuple[list[float], ...]
+    program: ThresholdProgram
+    rounds: list[Round] = field(default_factory=list)
+    target: float | None = None
+
+
+def _thresholds(m: pyo.ConcreteModel, model: ParametricModel, n: int) -> tuple[list[float], ...]:
+    names = model.threshold_names
+    return tuple([float(pyo.value(m.t[k])) for k in names if model.threshold_owner(k)[0] == p] for p in range(n))
+
+
+def solve_located(
+    game: BayesianGame,
+    model: ParametricModel,
+    *,
+    backend: str,
+    representation: str,
+    epsilon: float | None,
+    breakpoints: int | None,
+    select: str = "any",
+    min_width: float = 0.0,
+    mccormick: bool = False,
+    rounds: int | None = None,
+    deadline: float | None = None,
+    verbose: bool = False,
+) -> LocatedOutcome:
+    """Run the rounds (module docstring) and return the best certified answer.
+
+    ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
+    without it: then one round on that grid, as a sweep over breakpoints wants);
+    ``breakpoints`` the points per square of round 1 (default 9); ``rounds`` the most
+    rounds; ``deadline`` a ``time.perf_counter()`` instant after which no round starts and
+    every solve stops. Raises :class:`TimeLimitReached` when the deadline passes first,
+    :class:`ModelInfeasible` when no equilibrium follows the model.
+    """
+    n = game.num_players
+    target = epsilon if epsilon is not None else (DEFAULT_EPSILON if breakpoints is None else None)
+    max_rounds = rounds if rounds is not None else (DEFAULT_ROUNDS if target is not None else 1)
+    exact = representation == "exact"
+    J = len(game.breakpoints) - 1
+    if exact:
+        tau_total = EXACT_TAU * n * J
+    elif target is not None:
+        tau_total = TAU_SHARE * target
+    else:
+        tau_total = EXACT_TAU * n * J
+    first_k = breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS
+
+    finite = game.finite_game()
+    extensive = finite.to_extensive()
+    sequence_form = SequenceForm(extensive)
+
+    def certified(thresholds: tuple[list[float], ...]) -> float:
+        strategies = project(game, model, thresholds, finite)
+        behaviors = finite.behavior_from_plans(strategies, extensive, sequence_form)
+        return float(certify(sequence_form, behaviors).nash_conv)
+
+    excluded: list[dict[str, Location]] = []
+    locations: dict[str, Location] | None = None
+    fractions: dict[str, float] = {}
+    half_width: float | None = None
+    zoom_k = first_k
+    history: list[Round] = []
+    best: tuple[float, tuple[list[float], ...], ThresholdProgram] | None = None
+
+    def remaining() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    for index in range(1, max_rounds + 1):
+        left = remaining()
+        if left is not None and left <= 0:
+            break
+        phase = "search" if locations is None else "zoom"
+        k = first_k if phase == "search" else zoom_k
+        box = None
+        if phase == "zoom" and half_width is not None:
+            box = {
+                key: (max(0.0, v - half_width), min(1.0, v + half_width))
+                for key, v in fractions.items()
+                if locations is not None and locations[key][0] == "inside"
+            }
+        t0 = time.perf_counter()
+        with stage(f"round {index}: {'searching the locations' if phase == 'search' else 'refining'}"):
+            m, layer, info = located_program(
+                game,
+                model,
+                select=select,
+                min_width=min_width,
+                representation=representation,
+                breakpoints=k,
+                tau_total=tau_total,
+                mccormick=mccormick,
+                locations=locations,
+                box=box,
+                excluded=excluded,
+            )
+            left = remaining()
+            sol = get_backend(backend).solve_model(
+                m,
+                indicators="bigm",
+                time_limit=None if left is None else max(left, 0.01),
+                verbose=verbose,
+            )
+        record = Round(
+            round=index,
+            phase=phase,
+            breakpoints=k,
+            box=None if box is None else half_width,
+            status=str(sol.status),
+            seconds=time.perf_counter() - t0,
+            promised=float(info["promised_epsilon"]),
+            binaries=model_size(m)["binaries"],
+        )
+        history.append(record)
+        if sol.status == "infeasible":
+            if phase == "search":
+                if not excluded:
+                    raise ModelInfeasible(
+                        f"no equilibrium of {game.name} conforms to model '{model.name}' (the threshold "
+                        "program is infeasible); check the order of the thresholds and the plan of each "
+                        "region (which actions each player takes where), or try another model"
+                    )
+                if best is not None:
+                    break  # nothing better than the best answer exists elsewhere
+                raise ModelInfeasible(
+                    f"no equilibrium of {game.name} conforms to model '{model.name}': every location of "
+                    f"its thresholds was tried ({len(excluded)} excluded as holding no equilibrium)"
+                )
+            if half_width is None:  # the whole box failed: these locations hold no equilibrium
+                assert locations is not None
+                excluded.append(locations)
+                locations, half_width, zoom_k = None, None, first_k
+            else:  # widen to the whole range, on a finer grid, before giving the locations up
+                half_width = None
+                zoom_k = 2 * zoom_k - 1
+            continue
+        if sol.status != "optimal":
+            if sol.status == "time_limit":
+                break
+            raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+        thresholds = _thresholds(m, model, n)
+        nash_conv = certified(thresholds)
+        record.nash_conv = nash_conv
+        record.posterior = float(layer.posterior_bound(m))
+        record.thresholds = thresholds
+        program = ThresholdProgram(
+            model=m,
+            game=game,
+            parametric=model,
+            thresholds=list(model.threshold_names),
+            plan_indices=model.plan_indices(game),
+            products=representation,
+            breakpoints=None if exact else k,
+            epsilon=epsilon,
+            promised_epsilon=float(info["promised_epsilon"]),
+            num_products=int(info["num_products"]),
+        )
+        if best is None or nash_conv < best[0]:
+            best = (nash_conv, thresholds, program)
+        if verbose:
+            print(
+                f"round {index} ({phase}, {k} breakpoints): certified NashConv {nash_conv:.3e}, "
+                f"bound at the answer {record.posterior:.3e}"
+            )
+        if target is None or nash_conv <= target or exact:
+            break
+        locations = read_locations(m)
+        fractions = {key: float(v) for key, v in layer.fractions(m).items()}
+        half_width = FIRST_BOX if half_width is None else half_width / 4.0
+    if best is None or (target is not None and best[0] > target and not exact):
+        spent = "" if deadline is None else " within the time limit"
+        done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"
+        if best is None:
+            raise TimeLimitReached(f"no answer {done}{spent}; give more time or a larger --epsilon", history)
+        raise TimeLimitReached(
+            f"the best certified NashConv {best[0]:.3e} {done}{spent} is above epsilon {target:g}; "
+            "give more time, more --rounds or a larger --epsilon",
+            history,
+        )
+    nash_conv, thresholds, program = best
+    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, target=target)
+
+
+def rounds_table(rounds: list[Round]) -> list[dict]:
+    """The rounds as rows (the answer's ``curve``)."""
+    return [r.row() for r in rounds]
+
+
+def best_nash_conv(rounds: list[Round]) -> float | None:
+    """The smallest certified NashConv over the rounds, or None."""
+    values = [r.nash_conv for r in rounds if r.nash_conv is not None]
+    return float(np.min(values)) if values else None
+
+
+__all__ = [
+    "DEFAULT_ROUNDS",
+    "LocatedOutcome",
+    "Round",
+    "TimeLimitReached",
+    "best_nash_conv",
+    "rounds_table",
+    "solve_located",
+]
