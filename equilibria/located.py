@@ -103,6 +103,7 @@ class LocatedOutcome:
     program: ThresholdProgram
     rounds: list[Round] = field(default_factory=list)
     target: float | None = None
+    bound: float | None = None
 
 
 def _thresholds(m: pyo.ConcreteModel, model: ParametricModel, n: int) -> tuple[list[float], ...]:
@@ -162,7 +163,7 @@ def solve_located(
     half_width: float | None = None
     zoom_k = first_k
     history: list[Round] = []
-    best: tuple[float, tuple[list[float], ...], ThresholdProgram] | None = None
+    best: tuple[float, tuple[list[float], ...], ThresholdProgram, float] | None = None
 
     def remaining() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
@@ -257,7 +258,7 @@ def solve_located(
             num_products=int(info["num_products"]),
         )
         if best is None or nash_conv < best[0]:
-            best = (nash_conv, thresholds, program)
+            best = (nash_conv, thresholds, program, record.posterior)
         if verbose:
             print(
                 f"round {index} ({phase}, {k} breakpoints): certified NashConv {nash_conv:.3e}, "
@@ -278,8 +279,8 @@ def solve_located(
             "give more time, more --rounds or a larger --epsilon",
             history,
         )
-    nash_conv, thresholds, program = best
-    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, target=target)
+    nash_conv, thresholds, program, bound = best
+    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, target=target, bound=bound)
 
 
 def rounds_table(rounds: list[Round]) -> list[dict]:

@@ -58,6 +58,7 @@ class ThresholdSolution(Answer):
     join: dict | None = None
     curve: list[dict] | None = None
     choice: str | None = None
+    bound_at_answer: float | None = None
 
     @property
     def is_equilibrium(self) -> bool:
@@ -109,7 +110,8 @@ class ThresholdSolution(Answer):
             "certified_epsilon": self.certified_epsilon,
             "num_products": program.num_products,
             **({"join": self.join} if self.join else {}),
-            **({"curve": self.curve} if self.curve is not None else {}),
+            **({"curve": self.curve, "rounds_run": len(self.curve)} if self.curve is not None else {}),
+            **({"bound_at_answer": self.bound_at_answer} if self.bound_at_answer is not None else {}),
             **({"choice": self.choice} if self.choice else {}),
         }
 
@@ -392,6 +394,7 @@ def _solve_located(
     )
     answer.curve = rounds_table(outcome.rounds)
     answer.choice = choice
+    answer.bound_at_answer = outcome.bound
     return answer
 
 

@@ -358,8 +358,9 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     if program.num_products:
         points = f"{program.breakpoints} breakpoints per square" if program.breakpoints else "bilinear, no breakpoints"
         print(f"products        {program.num_products} ({program.products}, {points})")
+        at_answer = "" if sol.bound_at_answer is None else f", proven at the answer {sol.bound_at_answer:.3e}"
         print(
-            f"epsilon         promised {program.promised_epsilon:.3e} (NashConv bound), "
+            f"epsilon         promised {program.promised_epsilon:.3e} (NashConv bound){at_answer}, "
             f"certified {sol.certified_epsilon:.3e} (largest gain of one player)"
         )
     sizes = sol.sizes

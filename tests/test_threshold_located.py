@@ -1,0 +1,168 @@
+"""The located threshold program (finite signals, three or more players): the products'
+error bound where the solver lands against the closed form, the program admitting an exact
+equilibrium of three-player Kuhn poker on the coarsest grid (the equilibrium checked by
+OpenSpiel's NashConv), the bound at the answer against the exact certificate, rounds that
+reach epsilon, and time limits that bound the whole command."""
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from equilibria.formulations.products import add_error_allowance, add_product
+from equilibria.formulations.threshold_located import located_program
+from equilibria.formulations.threshold_milfp import ThresholdProgram
+from equilibria.instances.bayesian_games import standard_models
+from equilibria.instances.registry import describe
+from equilibria.qualitative import _certified, solve_threshold
+from equilibria.solvers import solve_model
+
+from .test_threshold_nplayer import openspiel_nash_conv
+
+# three players, two cards dealt independently (ties split the pot): HiGHS answers in seconds
+TINY = "kuhn_continuous:players=3,cards=2,deal=independent"
+
+# the simplest member of Szafron, Gibson and Sturtevant's family ("A parameterized family of
+# equilibrium profiles for three-player Kuhn poker", 2013), as thresholds of the shipped model
+FAMILY_MEMBER = ([2.5, 3.0], [2.5, 3.0], [1.5, 2.0, 2.5, 3.0])
+
+
+def run_cli(*args, timeout=600):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_error_allowance_bounds_the_error_and_vanishes_on_the_grid(k):
+    """For fixed factors the largest allowance the rows admit is at least |z - x*y| (the
+    true error, a closed form) and zero where both half sum and half difference sit on
+    grid points."""
+    rng = np.random.default_rng(7)
+    points = [(0.0, 0.0), (1.0, 0.0), (0.5, 0.5), (1.0, 1.0)] + [tuple(rng.random(2)) for _ in range(12)]
+    for x, y in points:
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(bounds=(0.0, 1.0))
+        m.y = pyo.Var(bounds=(0.0, 1.0))
+        z = add_product(m, m.x, m.y, name="xy", breakpoints=k, representation="log")
+        allowance = add_error_allowance(m.xy)
+        m.x.fix(x)
+        m.y.fix(y)
+        m.widest = pyo.Objective(expr=allowance, sense=pyo.maximize)
+        assert solve_model(m, "highs").status == "optimal"
+        error = abs(pyo.value(z) - x * y)
+        assert pyo.value(allowance) >= error - 1e-9, (x, y)
+        grid = np.linspace(0.0, 1.0, k)
+        on_grid = np.isclose(grid, (x + y) / 2).any() and np.isclose(grid - 0.5, (x - y) / 2).any()
+        if on_grid:
+            assert pyo.value(allowance) == pytest.approx(0.0, abs=1e-9), (x, y)
+        # never above the a-priori ceiling: 5/16 of the squared spacing per square
+        assert pyo.value(allowance) <= 2 * 5 / 16 / (k - 1) ** 2 + 1e-9
+
+
+def _fix_at(m, model, thresholds, exact_fraction):
+    """Fix the program's locations at ``thresholds`` (signal units, cards of width 1)."""
+    loc = m.location
+    for p, values in enumerate(thresholds):
+        names = [k for k in model.threshold_names if model.threshold_owner(k)[0] == p]
+        for name, t in zip(names, values):
+            inside = abs(t - round(t)) > 1e-12
+            for j in m.SIGNALS:
+                loc.inside[name, j].fix(1 if inside and j == int(np.floor(t)) + 1 else 0)
+            for e in m.ENDS:
+                loc.at_end[name, e].fix(1 if not inside and e == round(t) else 0)
+            if not inside:
+                loc.lam[name].fix(0.0)
+            elif exact_fraction:
+                loc.lam[name].fix(t - np.floor(t))
+
+
+@pytest.mark.parametrize("exact_fraction", [True, False])
+def test_program_admits_an_exact_equilibrium_on_the_coarsest_grid(exact_fraction):
+    game = describe("kuhn:players=3").signal()
+    model = standard_models(game)["standard"]
+    m, layer, info = located_program(game, model, breakpoints=2, tau_total=0.0)
+    _fix_at(m, model, FAMILY_MEMBER, exact_fraction)
+    sol = solve_model(m, "highs")
+    assert sol.status == "optimal"
+    thresholds = tuple(
+        [float(pyo.value(m.t[k])) for k in model.threshold_names if k.startswith(f"{p + 1}.")] for p in range(3)
+    )
+    answer = _certified(
+        game,
+        model,
+        ThresholdProgram(
+            model=m,
+            game=game,
+            parametric=model,
+            thresholds=list(model.threshold_names),
+            plan_indices=model.plan_indices(game),
+            num_products=info["num_products"],
+        ),
+        thresholds,
+        backend="highs",
+        indicators="bigm",
+        cells=1,
+        extensive_check=True,
+        seconds={},
+    )
+    # the point is an equilibrium by OpenSpiel's own NashConv of the same profile
+    assert openspiel_nash_conv(answer, 3) == pytest.approx(answer.nash_conv, abs=1e-9)
+    if exact_fraction:
+        assert answer.nash_conv <= 1e-12
+    else:
+        # fractions free on the coarsest grid: any feasible point keeps the proven bound
+        assert answer.nash_conv <= layer.posterior_bound(m) + 1e-9
+
+
+def test_bound_at_the_answer_holds_and_one_round_with_breakpoints_alone():
+    for k in (2, 3):
+        sol = solve_threshold(TINY, products="log", breakpoints=k)
+        assert len(sol.curve) == 1 and sol.program.breakpoints == k
+        assert sol.nash_conv <= sol.bound_at_answer + 1e-9
+        assert sol.bound_at_answer <= sol.program.promised_epsilon + 1e-9
+        # every card is dealt independently and ties split: the game is zero-sum
+        assert sum(sol.payoffs) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_rounds_reach_epsilon_and_are_recorded():
+    sol = solve_threshold("generalized_kuhn:players=3,cards=3", epsilon=1e-3)
+    assert sol.nash_conv <= 1e-3
+    assert sol.curve and sol.curve[-1]["certified_nash_conv"] == pytest.approx(sol.nash_conv, abs=1e-12)
+    for entry in sol.curve:
+        if entry["certified_nash_conv"] is not None:
+            assert entry["certified_nash_conv"] <= entry["posterior_bound"] + 1e-9
+    assert "log" in sol.choice
+
+
+def test_cli_time_limit_is_one_line_exit_2_within_the_bound():
+    limit = 4.0
+    start = time.perf_counter()
+    res = run_cli("threshold", "kuhn:players=3", "--epsilon", "1e-12", "--time-limit", str(limit))
+    elapsed = time.perf_counter() - start
+    assert res.returncode == 2 and res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len([line for line in lines if "error" in line]) == 1 and "time limit" in lines[-1]
+    # the whole command, start-up included: the limit plus 10% and 5 s
+    assert elapsed <= 1.1 * limit + 5.0 + 3.0
+
+
+def test_cli_json_has_the_curve_and_the_choice():
+    res = run_cli("threshold", TINY, "--breakpoints", "3", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["rounds_run"] == 1 and out["curve"][0]["phase"] == "search"
+    assert out["nash_conv"] <= out["bound_at_answer"] + 1e-9
+    text = run_cli("threshold", TINY, "--breakpoints", "3").stdout
+    assert "choice          products log by default" in text and "proven at the answer" in text
+
+
+def test_rounds_apply_to_located_programs_only():
+    from equilibria.models.checks import OptionError
+
+    with pytest.raises(OptionError, match="rounds"):
+        solve_threshold("one_street:pot=2", rounds=3)
