@@ -69,9 +69,11 @@ from .products import (
     grid_error,
 )
 
-#: Breakpoints per square of the first round when neither epsilon's a-priori count nor
-#: the user's is smaller: refinement adds points where the answer lies.
-FIRST_ROUND_BREAKPOINTS = 5
+#: Breakpoints per square of the first round unless given. Measured on three-player Kuhn
+#: poker with HiGHS: 5 finds a location holding no equilibrium first (NashConv 0.02, then
+#: a second search), 9 an exact equilibrium in about 25 s; the later rounds shrink the grid
+#: around the answer instead of adding points.
+FIRST_ROUND_BREAKPOINTS = 9
 
 # a key of one fraction a[k, j]: (threshold name, signal 1..J)
 Site = tuple[str, int]
