@@ -53,8 +53,9 @@ EXACT_TAU = 1e-7
 
 
 class TimeLimitReached(SolverError):
-    """The limits ran out before an answer met epsilon (the message says how close);
-    ``rounds`` lists the rounds run."""
+    """No answer met epsilon before the time limit, the rounds or the locations ran out
+    (the message says which, and how close the best answer came); ``rounds`` lists the
+    rounds run."""
 
     def __init__(self, message: str, rounds: list[Round] | None = None) -> None:
         super().__init__(message)
@@ -168,9 +169,11 @@ def solve_located(
     def remaining() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
 
+    stopped = "rounds"  # why the loop ends without meeting epsilon: rounds, time, exhausted
     for index in range(1, max_rounds + 1):
         left = remaining()
         if left is not None and left <= 0:
+            stopped = "time"
             break
         phase = "search" if locations is None else "zoom"
         k = first_k if phase == "search" else zoom_k
@@ -223,7 +226,8 @@ def solve_located(
                         "region (which actions each player takes where), or try another model"
                     )
                 if best is not None:
-                    break  # nothing better than the best answer exists elsewhere
+                    stopped = "exhausted"  # no other location holds an equilibrium
+                    break
                 raise ModelInfeasible(
                     f"no equilibrium of {game.name} conforms to model '{model.name}': every location of "
                     f"its thresholds was tried ({len(excluded)} excluded as holding no equilibrium)"
@@ -238,6 +242,7 @@ def solve_located(
             continue
         if sol.status != "optimal":
             if sol.status == "time_limit":
+                stopped = "time"
                 break
             raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
         thresholds = _thresholds(m, model, n)
@@ -259,24 +264,25 @@ def solve_located(
         )
         if best is None or nash_conv < best[0]:
             best = (nash_conv, thresholds, program, record.posterior)
-        if verbose:
-            print(
-                f"round {index} ({phase}, {k} breakpoints): certified NashConv {nash_conv:.3e}, "
-                f"bound at the answer {record.posterior:.3e}"
-            )
         if target is None or nash_conv <= target or exact:
             break
         locations = read_locations(m)
         fractions = {key: float(v) for key, v in layer.fractions(m).items()}
         half_width = FIRST_BOX if half_width is None else half_width / 4.0
     if best is None or (target is not None and best[0] > target and not exact):
-        spent = "" if deadline is None else " within the time limit"
         done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"
+        why = {
+            "time": (" within the time limit", "give more time or a larger --epsilon"),
+            "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+            "exhausted": (
+                ", every other location of the thresholds holding no equilibrium of the model",
+                "give a larger --epsilon or another model",
+            ),
+        }[stopped]
         if best is None:
-            raise TimeLimitReached(f"no answer {done}{spent}; give more time or a larger --epsilon", history)
+            raise TimeLimitReached(f"no answer {done}{why[0]}; {why[1]}", history)
         raise TimeLimitReached(
-            f"the best certified NashConv {best[0]:.3e} {done}{spent} is above epsilon {target:g}; "
-            "give more time, more --rounds or a larger --epsilon",
+            f"the best certified NashConv {best[0]:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
             history,
         )
     nash_conv, thresholds, program, bound = best
