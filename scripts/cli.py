@@ -772,8 +772,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _product_options(
         p,
-        "promised NashConv bound of games with three or more players (default 0.05 when "
-        "--breakpoints is not given either; --products exact allows each row 1e-7)",
+        "three or more players: the certified NashConv to reach (finite signals: rounds refine the "
+        "answer until the exact certificate meets it; continuous signals: the promised bound); "
+        "default 0.05 unless --breakpoints is given alone",
         "the others' masses",
     )
     p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
@@ -897,7 +898,8 @@ def _product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str
         "--breakpoints",
         type=_number("breakpoints"),
         default=None,
-        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon)",
+        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon, "
+        "or 9 in the first round of a threshold program with finite signals)",
     )
     p.add_argument(
         "--products",
