@@ -10,7 +10,8 @@ box, so they concentrate where the answer lies and each product's error falls ab
 sixteen-fold a round. A box that holds no solution is widened to the whole fraction range.
 When even that fails, no equilibrium that follows the model has those locations (the
 program admits every exact equilibrium whatever its grid), so they are cut off and the
-search starts again. Every round's certified value goes into the answer's ``curve``.
+search starts again on a grid with twice the segments (the one that admitted them was too
+coarse). Every round's certified value goes into the answer's ``curve``.
 
 The limits (``time_limit``, ``rounds``) bound build, solves and certificates together.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -41,6 +43,10 @@ from .solvers import get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
+
+#: The finest grid a search round is given after locations holding no equilibrium were
+#: cut off (each cut doubles the segments: a grid coarse enough to admit them is too coarse).
+MAX_SEARCH_BREAKPOINTS = 33
 
 #: Half-width of the first zoomed box around each fraction.
 FIRST_BOX = 0.25
@@ -107,6 +113,72 @@ class LocatedOutcome:
     bound: float | None = None
 
 
+@dataclass
+class _ChildSolution:
+    status: str
+    message: str
+
+
+def _solve_in_child(m: pyo.ConcreteModel, backend: str, time_limit: float | None, verbose: bool) -> _ChildSolution:
+    """Solve a program with bilinear rows in a forked process and load its values into
+    ``m``. SCIP 10 aborts the whole process (glibc heap corruption, SIGABRT) on some of
+    these programs (generalized Kuhn with three players and six or eight cards, four-player
+    Kuhn); in a child that is one error line instead of a killed command."""
+    import multiprocessing
+    import os
+    import tempfile
+
+    variables = list(m.component_data_objects(pyo.Var, descend_into=True))
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    # what the child's C libraries print on the way down (glibc's abort message) is kept
+    # for the one error line instead of reaching the terminal
+    said = tempfile.TemporaryFile()
+
+    def run() -> None:
+        os.dup2(said.fileno(), 2)
+        try:
+            sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=time_limit, verbose=verbose)
+            send.send(("solved", str(sol.status), str(sol.message), [v.value for v in variables]))
+        except Exception as exc:  # reported in the parent as the same kind of error
+            send.send(("error", type(exc).__name__, str(exc), None))
+        finally:
+            send.close()
+            os._exit(0)
+
+    child = context.Process(target=run, daemon=True)
+    child.start()
+    send.close()
+    try:
+        try:
+            outcome = receive.recv()
+        except EOFError:
+            outcome = None
+        child.join()
+    finally:
+        if child.is_alive():
+            child.kill()
+            child.join()
+        receive.close()
+        said.seek(0)
+        last = [line.strip() for line in said.read().decode(errors="replace").splitlines() if line.strip()]
+        said.close()
+    if outcome is None:
+        why = f": {last[-1]}" if last else ""
+        raise SolverError(
+            f"backend {backend} aborted on this program with exact products (exit {child.exitcode}{why}), a fault "
+            "inside the solver; --products log answers on HiGHS"
+        )
+    kind, status, message, values = outcome
+    if kind == "error":
+        raise SolverError(message)
+    if values is not None:
+        for var, value in zip(variables, values):
+            if not var.fixed:
+                var.set_value(value, skip_validation=True)
+    return _ChildSolution(status=status, message=message)
+
+
 def _thresholds(m: pyo.ConcreteModel, model: ParametricModel, n: int) -> tuple[list[float], ...]:
     names = model.threshold_names
     return tuple([float(pyo.value(m.t[k])) for k in names if model.threshold_owner(k)[0] == p] for p in range(n))
@@ -162,7 +234,7 @@ def solve_located(
     locations: dict[str, Location] | None = None
     fractions: dict[str, float] = {}
     half_width: float | None = None
-    zoom_k = first_k
+    search_k = zoom_k = first_k
     history: list[Round] = []
     best: tuple[float, tuple[list[float], ...], ThresholdProgram, float] | None = None
 
@@ -176,7 +248,7 @@ def solve_located(
             stopped = "time"
             break
         phase = "search" if locations is None else "zoom"
-        k = first_k if phase == "search" else zoom_k
+        k = search_k if phase == "search" else zoom_k
         box = None
         if phase == "zoom" and half_width is not None:
             box = {
@@ -200,12 +272,12 @@ def solve_located(
                 excluded=excluded,
             )
             left = remaining()
-            sol = get_backend(backend).solve_model(
-                m,
-                indicators="bigm",
-                time_limit=None if left is None else max(left, 0.01),
-                verbose=verbose,
-            )
+            limit = None if left is None else max(left, 0.01)
+            sol: Any
+            if exact:
+                sol = _solve_in_child(m, backend, limit, verbose)
+            else:
+                sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=limit, verbose=verbose)
         record = Round(
             round=index,
             phase=phase,
@@ -235,7 +307,9 @@ def solve_located(
             if half_width is None:  # the whole box failed: these locations hold no equilibrium
                 assert locations is not None
                 excluded.append(locations)
-                locations, half_width, zoom_k = None, None, first_k
+                # the search's grid admitted them: search again on a finer one
+                search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
+                locations, half_width, zoom_k = None, None, search_k
             else:  # widen to the whole range, on a finer grid, before giving the locations up
                 half_width = None
                 zoom_k = 2 * zoom_k - 1

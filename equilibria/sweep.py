@@ -402,7 +402,8 @@ def run_cell(cell: Cell) -> dict[str, Any]:
     # threshold programs with products: the guarantee beside the measured epsilon
     for name in PRODUCT_COLUMNS:
         if d.get(name) is not None:
-            row[name] = d[name]
+            # the grid the program ended on; a cell's own breakpoints option keeps its name
+            row["breakpoints_used" if name == "breakpoints" else name] = d[name]
     for stage, seconds in d.get("seconds", {}).items():
         row[f"seconds_{stage}"] = seconds
     return row
