@@ -54,6 +54,9 @@ FIRST_BOX = 0.25
 #: Share of epsilon left to the rows' fixed allowance; the rest is the products' error.
 TAU_SHARE = 0.25
 
+#: Seconds past its time limit that a solver in a child process has to hand back its values.
+CHILD_GRACE = 5.0
+
 #: Allowance of every row of an exact (bilinear) program: a global solver's tolerance.
 EXACT_TAU = 1e-7
 
@@ -149,12 +152,20 @@ def _solve_in_child(m: pyo.ConcreteModel, backend: str, time_limit: float | None
     child = context.Process(target=run, daemon=True)
     child.start()
     send.close()
+    hung = False
     try:
-        try:
-            outcome = receive.recv()
-        except EOFError:
-            outcome = None
-        child.join()
+        # a child whose heap is corrupted may hang instead of aborting: wait for it as long
+        # as its time limit (and a grace to hand its values back), no longer
+        wait = None if time_limit is None else time_limit + CHILD_GRACE
+        outcome = None
+        if receive.poll(wait):
+            try:
+                outcome = receive.recv()
+            except EOFError:
+                pass
+        else:
+            hung = True
+        child.join(CHILD_GRACE)
     finally:
         if child.is_alive():
             child.kill()
@@ -163,6 +174,12 @@ def _solve_in_child(m: pyo.ConcreteModel, backend: str, time_limit: float | None
         said.seek(0)
         last = [line.strip() for line in said.read().decode(errors="replace").splitlines() if line.strip()]
         said.close()
+    if hung:
+        why = f" ({last[-1]})" if last else ""
+        raise SolverError(
+            f"backend {backend} did not return within the time limit on this program with exact products{why}; "
+            "--products log answers on HiGHS"
+        )
     if outcome is None:
         why = f": {last[-1]}" if last else ""
         raise SolverError(

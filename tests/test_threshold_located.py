@@ -166,3 +166,20 @@ def test_rounds_apply_to_located_programs_only():
 
     with pytest.raises(OptionError, match="rounds"):
         solve_threshold("one_street:pot=2", rounds=3)
+
+
+def test_exact_products_on_scip_answer_or_fail_in_one_line():
+    """SCIP 10 aborts the process (heap corruption) on this program; the solve runs in a
+    child process, so the command either answers with a certificate or exits 2 with one
+    line, never by a signal."""
+    res = run_cli(
+        "threshold", "generalized_kuhn:players=3,cards=6", "--products", "exact", "--backend", "scip",
+        "--epsilon", "0.01", "--time-limit", "60", "--json",
+    )  # fmt: skip
+    if res.returncode == 0:
+        assert json.loads(res.stdout)["nash_conv"] <= 0.01
+    else:
+        assert res.returncode == 2 and res.stdout == ""
+        errors = [line for line in res.stderr.splitlines() if "error" in line]
+        assert len(errors) == 1 and "scip" in errors[0]
+        assert all(line.startswith("equilibria: ") for line in res.stderr.splitlines())
