@@ -62,6 +62,11 @@ gets ``epsilon / thresholds``: ``tau`` a quarter of it and the approximation a q
 fits. For continuous signals the same numbers bound the residual of every indifference
 equation (in payoff per unit of the owner's probability); the certificate is measured.
 
+:func:`equilibria.qualitative.solve_threshold` uses this program for two players and for
+continuous signals; finite signals with three or more players go to
+:mod:`equilibria.formulations.threshold_located`, which interpolates only the products of
+the split cards' fractions and bounds the error where the solver lands.
+
 The program has no objective (a feasibility problem). ``to_pyomo`` returns the model with
 disjunctions; ``solvers.solve_disjunctive`` turns them into big-M or hull constraints, or
 SCIP's native indicator constraints (with SOS2 sets and bilinear rows passed as SCIP's own).
