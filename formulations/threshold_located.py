@@ -68,6 +68,7 @@ from .products import (
     add_product_chain,
     grid_error,
 )
+from .threshold_milfp import add_threshold_order
 
 #: Breakpoints per square of the first round unless given. Measured on three-player Kuhn
 #: poker with HiGHS: 5 finds a location holding no equilibrium first (NashConv 0.02, then
@@ -251,12 +252,7 @@ def located_program(
         return sum(loc.inside[k, i] for i in range(1, s)) + sum(loc.at_end[k, e] for e in range(0, s))
 
     # ---------------------------------------------------------------- order
-    pairs: list[tuple[str, str]] = []
-    for p in range(n):
-        pairs += list(zip(own_list[p][:-1], own_list[p][1:]))
-    pairs += [pair for pair in model.order if pair not in pairs]
-    m.ORDER = pyo.Set(initialize=pairs, dimen=2, ordered=True)
-    m.order_t = pyo.Constraint(m.ORDER, rule=lambda m, a, b: m.t[a] <= m.t[b])
+    add_threshold_order(m, model, own_list, c, min_width)
 
     # the same order on the locations (slots end 0 < inside 1 < end 1 < ... < end J; two
     # thresholds may split one signal): b's location is at or above a's, which the rows on
@@ -272,18 +268,6 @@ def located_program(
         range(2 * J),
         rule=lambda m, a, b, last: up_to(b, last) <= up_to(a, last + (1 if last % 2 == 1 else 0)),
     )
-    if min_width > 0:
-        lo_end, hi_end = float(c[0]), float(c[-1])
-
-        def width_rule(m: Any, k: str) -> Any:
-            p, j = owner[k]
-            below = m.t[own_list[p][j - 2]] if j > 1 else lo_end
-            return m.t[k] - below >= min_width
-
-        m.region_width = pyo.Constraint(m.THRESHOLDS, rule=width_rule)
-        m.last_region_width = pyo.Constraint(
-            [k for p in range(n) for k in own_list[p][-1:]], rule=lambda m, k: hi_end - m.t[k] >= min_width
-        )
 
     # ---------------------------------------------------------------- payoffs as monomials
     # region consistency: regions[o][r, z] is True when region r's plan takes o's actions

@@ -214,26 +214,8 @@ def threshold_milfp(
     m.F = pyo.Var(m.PLAYERS, m.THRESHOLDS, bounds=(0.0, 1.0), doc="each player's CDF at each threshold")
 
     # ---------------------------------------------------------------- order
-    pairs = []
-    for p in range(n):
-        pairs += list(zip(own_list[p][:-1], own_list[p][1:]))
-    pairs += [pair for pair in model.order if pair not in pairs]
-    m.ORDER = pyo.Set(initialize=pairs, dimen=2, ordered=True)
-    m.order_t = pyo.Constraint(m.ORDER, rule=lambda m, a, b: m.t[a] <= m.t[b])
+    pairs = add_threshold_order(m, model, own_list, c, min_width)
     m.order_cdf = pyo.Constraint(m.ORDER, m.PLAYERS, rule=lambda m, a, b, o: m.F[o, a] <= m.F[o, b])
-
-    if min_width > 0:
-        lo_end, hi_end = float(c[0]), float(c[-1])
-
-        def width_rule(m: Any, k: str) -> Any:
-            p, j = owner[k]
-            below = m.t[own_list[p][j - 2]] if j > 1 else lo_end
-            return m.t[k] - below >= min_width
-
-        m.region_width = pyo.Constraint(m.THRESHOLDS, rule=width_rule)
-        m.last_region_width = pyo.Constraint(
-            [k for p in range(n) for k in own_list[p][-1:]], rule=lambda m, k: hi_end - m.t[k] >= min_width
-        )
 
     # region r of player o lies between bounds[o][r] and bounds[o][r + 1] (None: the ends)
     bounds: dict[int, list[str | None]] = {o: [None, *own_list[o], None] for o in range(n)}
@@ -613,6 +595,39 @@ def threshold_milfp(
     )
 
 
+def add_threshold_order(
+    m: pyo.ConcreteModel,
+    model: ParametricModel,
+    own_list: dict[int, list[str]],
+    ends: np.ndarray,
+    min_width: float,
+) -> list[tuple[str, str]]:
+    """Add the order of the thresholds on ``m.t`` to a threshold program: each player's own
+    thresholds ascending and the model's ``order`` (set ``ORDER``, rows ``order_t``), and with
+    ``min_width`` > 0 every region at least that wide (``region_width``,
+    ``last_region_width``). ``ends`` are the signal space's breakpoints. Returns the pairs."""
+    pairs: list[tuple[str, str]] = []
+    for own in own_list.values():
+        pairs += list(zip(own[:-1], own[1:]))
+    pairs += [pair for pair in model.order if pair not in pairs]
+    m.ORDER = pyo.Set(initialize=pairs, dimen=2, ordered=True)
+    m.order_t = pyo.Constraint(m.ORDER, rule=lambda m, a, b: m.t[a] <= m.t[b])
+    if min_width > 0:
+        lo_end, hi_end = float(ends[0]), float(ends[-1])
+        owner = {k: (p, j) for p, own in own_list.items() for j, k in enumerate(own, start=1)}
+
+        def width_rule(m: Any, k: str) -> Any:
+            p, j = owner[k]
+            below = m.t[own_list[p][j - 2]] if j > 1 else lo_end
+            return m.t[k] - below >= min_width
+
+        m.region_width = pyo.Constraint(m.THRESHOLDS, rule=width_rule)
+        m.last_region_width = pyo.Constraint(
+            [own[-1] for own in own_list.values() if own], rule=lambda m, k: hi_end - m.t[k] >= min_width
+        )
+    return pairs
+
+
 def _is_zero(expr: Any) -> bool:
     return isinstance(expr, (int, float)) and expr == 0
 
@@ -701,4 +716,4 @@ def _valid_inequalities(
         )
 
 
-__all__ = ["DEFAULT_EPSILON", "DEFAULT_PRODUCTS", "ThresholdProgram", "threshold_milfp"]
+__all__ = ["DEFAULT_EPSILON", "DEFAULT_PRODUCTS", "ThresholdProgram", "add_threshold_order", "threshold_milfp"]
