@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyomo.environ as pyo
 
 from .formulations.products import model_size
@@ -85,11 +84,10 @@ class Round:
     posterior: float | None = None
     promised: float | None = None
     binaries: int = 0
-    thresholds: tuple[list[float], ...] | None = None
 
     def row(self) -> dict:
         """The round as a plain dict (the answer's ``curve`` entries)."""
-        out = {
+        return {
             "round": self.round,
             "phase": self.phase,
             "breakpoints": self.breakpoints,
@@ -101,7 +99,6 @@ class Round:
             "promised_epsilon": self.promised,
             "binaries": self.binaries,
         }
-        return out
 
 
 @dataclass
@@ -112,7 +109,6 @@ class LocatedOutcome:
     thresholds: tuple[list[float], ...]
     program: ThresholdProgram
     rounds: list[Round] = field(default_factory=list)
-    target: float | None = None
     bound: float | None = None
 
 
@@ -340,7 +336,6 @@ def solve_located(
         nash_conv = certified(thresholds)
         record.nash_conv = nash_conv
         record.posterior = float(layer.posterior_bound(m))
-        record.thresholds = thresholds
         program = ThresholdProgram(
             model=m,
             game=game,
@@ -377,7 +372,7 @@ def solve_located(
             history,
         )
     nash_conv, thresholds, program, bound = best
-    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, target=target, bound=bound)
+    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, bound=bound)
 
 
 def rounds_table(rounds: list[Round]) -> list[dict]:
@@ -385,18 +380,11 @@ def rounds_table(rounds: list[Round]) -> list[dict]:
     return [r.row() for r in rounds]
 
 
-def best_nash_conv(rounds: list[Round]) -> float | None:
-    """The smallest certified NashConv over the rounds, or None."""
-    values = [r.nash_conv for r in rounds if r.nash_conv is not None]
-    return float(np.min(values)) if values else None
-
-
 __all__ = [
     "DEFAULT_ROUNDS",
     "LocatedOutcome",
     "Round",
     "TimeLimitReached",
-    "best_nash_conv",
     "rounds_table",
     "solve_located",
 ]

@@ -229,14 +229,6 @@ def uniform_grid(low: float, breakpoints: int) -> list[float]:
     return [low + i / (k - 1) for i in range(k)]
 
 
-def _checked_grid(points: Sequence[float], low: float, what: str) -> list[float]:
-    pts = sorted({float(v) for v in points})
-    if len(pts) < 2 or abs(pts[0] - low) > 1e-12 or abs(pts[-1] - (low + 1.0)) > 1e-12:
-        raise OptionError(f"the grid of {what} must run from {low:g} to {low + 1:g} with at least two points")
-    pts[0], pts[-1] = low, low + 1.0
-    return pts
-
-
 def _log_points(points: list[float]) -> list[float]:
     """Pyomo's LOG takes ``2**n + 1`` points: the grid is continued past the top of the
     range with its last spacing; the argument's bounds keep it off the added segments, so
@@ -315,19 +307,6 @@ def add_error_allowance(product: pyo.Block) -> Any:
     return product.__dict__["_scale"] * total
 
 
-def refine_grid(points: Sequence[float], at: float, spacing: float) -> list[float]:
-    """``points`` with ``at`` added, and points ``spacing`` to either side of it where
-    they fall inside the grid's range and are no closer than ``spacing / 4`` to a point
-    already there: refinement around an incumbent value."""
-    pts = sorted(points)
-    low, high = pts[0], pts[-1]
-    for value in (at, at - spacing, at + spacing):
-        if low < value < high and min(abs(value - q) for q in pts) > spacing / 4.0:
-            pts.append(value)
-            pts.sort()
-    return pts
-
-
 def add_product(
     block: pyo.Block,
     x: Any,
@@ -337,7 +316,6 @@ def add_product(
     breakpoints: int = 9,
     representation: str = "log",
     mccormick: bool = False,
-    grids: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> pyo.Var:
     """Add to ``block`` a sub-block ``name`` holding ``z ~= x*y`` and return the variable ``z``.
 
@@ -359,11 +337,7 @@ def add_product(
     ly, uy = _bounds(y, name)
     dx, dy = ux - lx, uy - ly
     exact = representation == "exact" or dx == 0 or dy == 0
-    if grids is not None and not exact:
-        points1 = _checked_grid(grids[0], 0.0, f"{name}'s half sum")
-        points2 = _checked_grid(grids[1], -0.5, f"{name}'s half difference")
-    else:
-        points1, points2 = uniform_grid(0.0, k), uniform_grid(-0.5, k)
+    points1, points2 = uniform_grid(0.0, k), uniform_grid(-0.5, k)
     error = 0.0 if exact else dx * dy * max(grid_error(points1), grid_error(points2))
     low, high = _product_range((lx, ux), (ly, uy))
 
@@ -404,7 +378,6 @@ def add_product_chain(
     breakpoints: int = 9,
     representation: str = "log",
     mccormick: bool = False,
-    grids: Sequence[tuple[Sequence[float], Sequence[float]] | None] | None = None,
 ) -> Any:
     """Add ``w ~= factors[0] * factors[1] * ...`` to ``block`` as pairwise products and
     return ``w`` (the single factor itself when there is one).
@@ -412,8 +385,7 @@ def add_product_chain(
     The sub-block ``name`` holds steps ``step2``, ``step3``, ... (each an
     :func:`add_product` block, ``w_j ~= w_(j-1) * x_j``) and ``error_bound``, the
     accumulated bound ``E_n`` on ``|w - x1*...*xn|`` of the module docstring; for factors in
-    [0, 1] it equals :func:`chain_error`. Options are passed to every step; ``grids``, one
-    entry per step (``step2`` first), gives a step's own points (see :func:`add_product`).
+    [0, 1] it equals :func:`chain_error`. Options are passed to every step.
     """
     if len(factors) == 0:
         raise OptionError(f"the chain '{name}' needs at least one factor")
@@ -433,7 +405,6 @@ def add_product_chain(
             breakpoints=breakpoints,
             representation=representation,
             mccormick=mccormick,
-            grids=None if grids is None else grids[j - 2],
         )
         total = pyo.value(sub.component(f"step{j}").error_bound) + max(abs(lx), abs(ux)) * total
     sub.error_bound = pyo.Param(initialize=total, within=pyo.NonNegativeReals)
@@ -484,7 +455,6 @@ __all__ = [
     "grid_error",
     "model_size",
     "product_error",
-    "refine_grid",
     "square_error",
     "uniform_grid",
 ]

@@ -68,7 +68,7 @@ from .products import (
     add_product_chain,
     grid_error,
 )
-from .threshold_milfp import add_threshold_order
+from .threshold_milfp import add_threshold_order, region_covers
 
 #: Breakpoints per square of the first round unless given. Measured on three-player Kuhn
 #: poker with HiGHS: 5 finds a location holding no equilibrium first (NashConv 0.02, then
@@ -349,7 +349,6 @@ def located_program(
     # terms: value of each part (fractions in T times binaries) as an expression
     m.terms = pyo.Block()
     part_value: dict[tuple, Any] = {}
-    counter = itertools.count()
     m.terms.y = pyo.VarList(doc="a product of fractions times location binaries, linearised exactly")
     m.terms.rows = pyo.ConstraintList()
 
@@ -375,7 +374,6 @@ def located_program(
                 base, lo, hi = 1.0, 1.0, 1.0
                 binaries = [full(*site) for site in whole]
             y = m.terms.y.add()
-            next(counter)
             y.setlb(min(0.0, lo))
             y.setub(max(0.0, hi))
             # y = base * AND(binaries): any binary 0 pins y to 0, all 1 make it base
@@ -479,22 +477,13 @@ def located_program(
         ordered=True,
     )
 
-    def covers(p: int, r: int, s: int) -> Any:
-        """1 when region r of player p covers part of signal s, else 0."""
-        expr: Any = 1
-        if r < len(own_list[p]):
-            expr -= none_below(own_list[p][r], s)
-        if r > 0:
-            expr -= full(own_list[p][r - 1], s)
-        return expr
-
     def best_response_rule(m: Any, p: int, r: int, s: int) -> Any:
         q = plans[p][r]
         plan_value = sum(m.payoff[p, s, zi] for zi in range(len(terminals)) if consistent[p][q, zi])
         allowed = rows_tau[p, s] + 2.0 * sum(cf * allowance[charge] for charge, cf in coefficient[p, s].items())
         plan_low = sum(low[p, s, zi] for zi in range(len(terminals)) if consistent[p][q, zi])
         big = max(0.0, value_bounds[p, s, 0][1] - plan_low)
-        return m.value[p, s, 0] - plan_value <= allowed + big * (1 - covers(p, r, s))
+        return m.value[p, s, 0] - plan_value <= allowed + big * (1 - region_covers(own_list[p], r, s, none_below, full))
 
     m.best_response = pyo.Constraint(m.BEST_RESPONSE, rule=best_response_rule)
 
@@ -516,7 +505,7 @@ def located_program(
             cf * (bound_at[ths][1] + global_error[ths]) for ths, cf in worst.items()
         )
     layer = LocatedProducts(sets=sets, variables=variables, allowance=allowance, tau=rows_tau, coefficient=coefficient)
-    return m, layer, {"promised_epsilon": promised, "num_products": len(sets), "terms": next(counter)}
+    return m, layer, {"promised_epsilon": promised, "num_products": len(sets)}
 
 
 def read_locations(m: pyo.ConcreteModel) -> dict[str, Location]:

@@ -536,13 +536,7 @@ def threshold_milfp(
             return sum(z(k, j) for j in range(1, s)) + sum(e(k, b) for b in range(0, s))
 
         def plays(p: int, r: int, s: int) -> Any:
-            """1 when region r of player p covers part of signal s, else 0."""
-            expr: Any = 1
-            if r < len(own_list[p]):
-                expr -= above(own_list[p][r], s)
-            if r > 0:
-                expr -= below(own_list[p][r - 1], s)
-            return expr
+            return region_covers(own_list[p], r, s, above, below)
 
         m.BEST_RESPONSE = pyo.Set(initialize=sorted(rows), dimen=4, ordered=True)
         m.best_response = pyo.Constraint(
@@ -626,6 +620,24 @@ def add_threshold_order(
             [own[-1] for own in own_list.values() if own], rule=lambda m, k: hi_end - m.t[k] >= min_width
         )
     return pairs
+
+
+def region_covers(
+    own: list[str],
+    r: int,
+    s: int,
+    at_or_below_start: Callable[[str, int], Any],
+    at_or_above_end: Callable[[str, int], Any],
+) -> Any:
+    """1 when region ``r`` of a player whose thresholds are ``own`` (ascending) covers part
+    of signal ``s``, else 0, from the location indicators of its two thresholds: the upper
+    one does not lie at or below the signal's start, nor the lower one at or above its end."""
+    expr: Any = 1
+    if r < len(own):
+        expr -= at_or_below_start(own[r], s)
+    if r > 0:
+        expr -= at_or_above_end(own[r - 1], s)
+    return expr
 
 
 def _is_zero(expr: Any) -> bool:
@@ -716,4 +728,11 @@ def _valid_inequalities(
         )
 
 
-__all__ = ["DEFAULT_EPSILON", "DEFAULT_PRODUCTS", "ThresholdProgram", "add_threshold_order", "threshold_milfp"]
+__all__ = [
+    "DEFAULT_EPSILON",
+    "DEFAULT_PRODUCTS",
+    "ThresholdProgram",
+    "add_threshold_order",
+    "region_covers",
+    "threshold_milfp",
+]
