@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyomo.environ as pyo
 
@@ -52,9 +51,6 @@ FIRST_BOX = 0.25
 
 #: Share of epsilon left to the rows' fixed allowance; the rest is the products' error.
 TAU_SHARE = 0.25
-
-#: Seconds past its time limit that a solver in a child process has to hand back its values.
-CHILD_GRACE = 5.0
 
 #: Allowance of every row of an exact (bilinear) program: a global solver's tolerance.
 EXACT_TAU = 1e-7
@@ -110,86 +106,6 @@ class LocatedOutcome:
     program: ThresholdProgram
     rounds: list[Round] = field(default_factory=list)
     bound: float | None = None
-
-
-@dataclass
-class _ChildSolution:
-    status: str
-    message: str
-
-
-def _solve_in_child(m: pyo.ConcreteModel, backend: str, time_limit: float | None, verbose: bool) -> _ChildSolution:
-    """Solve a program with bilinear rows in a forked process and load its values into
-    ``m``. SCIP 10 aborts the whole process (glibc heap corruption, SIGABRT) on some of
-    these programs (generalized Kuhn with three players and six or eight cards, four-player
-    Kuhn); in a child that is one error line instead of a killed command."""
-    import multiprocessing
-    import os
-    import tempfile
-
-    variables = list(m.component_data_objects(pyo.Var, descend_into=True))
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    # what the child's C libraries print on the way down (glibc's abort message) is kept
-    # for the one error line instead of reaching the terminal
-    said = tempfile.TemporaryFile()
-
-    def run() -> None:
-        os.dup2(said.fileno(), 2)
-        try:
-            sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=time_limit, verbose=verbose)
-            send.send(("solved", str(sol.status), str(sol.message), [v.value for v in variables]))
-        except Exception as exc:  # reported in the parent as the same kind of error
-            send.send(("error", type(exc).__name__, str(exc), None))
-        finally:
-            send.close()
-            os._exit(0)
-
-    child = context.Process(target=run, daemon=True)
-    child.start()
-    send.close()
-    hung = False
-    try:
-        # a child whose heap is corrupted may hang instead of aborting: wait for it as long
-        # as its time limit (and a grace to hand its values back), no longer
-        wait = None if time_limit is None else time_limit + CHILD_GRACE
-        outcome = None
-        if receive.poll(wait):
-            try:
-                outcome = receive.recv()
-            except EOFError:
-                pass
-        else:
-            hung = True
-        child.join(CHILD_GRACE)
-    finally:
-        if child.is_alive():
-            child.kill()
-            child.join()
-        receive.close()
-        said.seek(0)
-        last = [line.strip() for line in said.read().decode(errors="replace").splitlines() if line.strip()]
-        said.close()
-    if hung:
-        why = f" ({last[-1]})" if last else ""
-        raise SolverError(
-            f"backend {backend} did not return within the time limit on this program with exact products{why}; "
-            "--products log answers on HiGHS"
-        )
-    if outcome is None:
-        why = f": {last[-1]}" if last else ""
-        raise SolverError(
-            f"backend {backend} aborted on this program with exact products (exit {child.exitcode}{why}), a fault "
-            "inside the solver; --products log answers on HiGHS"
-        )
-    kind, status, message, values = outcome
-    if kind == "error":
-        raise SolverError(message)
-    if values is not None:
-        for var, value in zip(variables, values):
-            if not var.fixed:
-                var.set_value(value, skip_validation=True)
-    return _ChildSolution(status=status, message=message)
 
 
 def _thresholds(m: pyo.ConcreteModel, model: ParametricModel, n: int) -> tuple[list[float], ...]:
@@ -286,11 +202,7 @@ def solve_located(
             )
             left = remaining()
             limit = None if left is None else max(left, 0.01)
-            sol: Any
-            if exact:
-                sol = _solve_in_child(m, backend, limit, verbose)
-            else:
-                sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=limit, verbose=verbose)
+            sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=limit, verbose=verbose)
         record = Round(
             round=index,
             phase=phase,

@@ -151,9 +151,25 @@ class ScipBackend(Backend):
     ) -> Solution:
         # SOS and bilinear models go to SCIP through the project's own builder rather than
         # Pyomo's scip_direct, which was seen running far past its time limit on them
+        import pyomo.environ as pyo
+        from pyomo.core.expr.visitor import polynomial_degree
+
         from .disjunctive import solve_native_scip
 
-        sol = solve_native_scip(model, time_limit=time_limit, verbose=verbose, options=options)
+        def solve() -> Solution:
+            return solve_native_scip(model, time_limit=time_limit, verbose=verbose, options=options)
+
+        bilinear = any(
+            (polynomial_degree(c.body) or 0) > 1
+            for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
+        )
+        if bilinear:
+            # SCIP 10 corrupts its heap on some bilinear programs (solvers.isolated)
+            from .isolated import solve_in_child
+
+            sol = solve_in_child(solve, model, time_limit, "scip")
+        else:
+            sol = solve()
         sol.indicators = None
         return sol
 
