@@ -23,9 +23,17 @@ import numpy as np
 
 from .answer import Answer
 from .formulations.linear_program import LinearProgram
-from .formulations.mip_nash import DEFAULT_PRODUCTS, check_objective, mip_nash, nash_model, read_profile
+from .formulations.mip_nash import (
+    DEFAULT_EPSILON,
+    DEFAULT_PRODUCTS,
+    check_objective,
+    mip_nash,
+    nash_model,
+    read_profile,
+)
 from .formulations.products import model_size
 from .formulations.threshold_milfp import check_product_options
+from .located import rounds_table
 from .models import checks, kuhn3_family
 from .models.best_response import certify
 from .models.checks import OptionError
@@ -37,6 +45,7 @@ from .models.normal_form import NormalFormGame
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
+from .nash_rounds import solve_rounds
 from .solvers import get_backend, solve, solve_model
 
 
@@ -62,6 +71,8 @@ class NashSolution(Answer):
     num_products: int = 0
     breakpoints: int | None = None
     promised_nash_conv: float = 0.0
+    curve: list[dict] | None = None  # the rounds run (approximate products with epsilon)
+    bound_at_answer: float | None = None  # NashConv bound the program proves at its solution
     problem: Any = None  # the LinearProgram (two players) or Pyomo model solved, for MPS/LP export
     published_family: FamilyMembership | None = None  # three-player Kuhn poker only
 
@@ -111,6 +122,11 @@ class NashSolution(Answer):
             "promised_nash_conv": self.promised_nash_conv,
             "profile": self.profile(),
         }
+        if self.curve is not None:
+            out["curve"] = self.curve
+            out["rounds_run"] = len(self.curve)
+        if self.bound_at_answer is not None:
+            out["bound_at_answer"] = self.bound_at_answer
         if self.mixed is not None:
             out["mixed"] = [[float(v) for v in m] for m in self.mixed]
         if self.published_family is not None:
@@ -144,6 +160,7 @@ def solve_nash(
     products: str | None = None,
     prune: bool = True,
     linearize: bool = True,
+    rounds: int | None = None,
     verbose: bool = False,
 ) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
@@ -162,6 +179,14 @@ def solve_nash(
     equilibrium of the reduced game is one of the full game, and the certificate is
     computed in the full game. ``linearize`` writes the products' own sequence-form
     equations (:func:`equilibria.formulations.mip_nash.mip_nash`), a tighter relaxation.
+
+    With approximate products, formulation 1 and objective ``any``, unless ``breakpoints``
+    is given without ``epsilon`` (one program on that grid, as a sweep over breakpoints
+    wants), the route runs rounds (:mod:`equilibria.nash_rounds`): a CFR+ seed, then
+    programs boxed ever closer around the incumbent, until the certified NashConv is at
+    most ``epsilon`` (default 0.05); ``rounds`` caps them and ``time_limit`` bounds the
+    whole call. ``curve`` lists the rounds and ``bound_at_answer`` is the NashConv the
+    program proves at its solution.
 
     Raises OptionError for a bad option and SolverError when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
@@ -194,6 +219,7 @@ def solve_nash(
             products=products,
             prune=prune,
             linearize=linearize,
+            rounds=rounds,
             verbose=verbose,
         )
     players = extensive.num_players
@@ -201,30 +227,66 @@ def solve_nash(
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     representation = products or DEFAULT_PRODUCTS
     sf = SequenceForm(extensive)
+    use_rounds = (
+        players >= 3
+        and representation != "exact"
+        and formulation == 1
+        and objective == "any"
+        and not (breakpoints is not None and epsilon is None)
+    )
+    if rounds is not None:
+        checks.count("rounds", rounds)
+        if not use_rounds:
+            raise OptionError(
+                "--rounds refines approximate products of three or more players with formulation 1, "
+                "objective any and --epsilon; this call solves one program"
+            )
+    curve = bound_at_answer = None
+    x: np.ndarray | None
     t1 = time.perf_counter()
-    with stage(f"building MIP Nash (formulation {formulation})"):
+    if use_rounds:
         forbidden = dominated_sequences(extensive, sf) if prune else None
-        lp = mip_nash(
+        outcome = solve_rounds(
             sf,
-            formulation,
-            objective,
+            backend=backend,
+            representation=representation,
+            target=DEFAULT_EPSILON if epsilon is None else float(epsilon),
             breakpoints=breakpoints,
-            epsilon=epsilon,
-            exact=representation == "exact",
             forbidden=forbidden,
             linearize=linearize,
+            rounds=rounds,
+            deadline=None if time_limit is None else t0 + time_limit,
+            verbose=verbose,
         )
+        lp, model, sol, x = outcome.lp, outcome.model, outcome.solution, outcome.values
         num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
-        model = nash_model(lp, representation=representation) if num_products else None
-    t2 = time.perf_counter()
-    size = program_size(lp, model)
-    with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
-        if model is None:
-            sol = solve(lp, backend, time_limit=time_limit, verbose=verbose)
-            x = sol.x
-        else:
-            sol = solve_model(model, backend, time_limit=time_limit, verbose=verbose)
-            x = lp.pyomo_values(model)
+        curve, bound_at_answer = rounds_table(outcome.rounds), outcome.bound
+        size = program_size(lp, model)
+        t2 = t1  # the rounds build and solve in turn: their time is one figure
+    else:
+        with stage(f"building MIP Nash (formulation {formulation})"):
+            forbidden = dominated_sequences(extensive, sf) if prune else None
+            lp = mip_nash(
+                sf,
+                formulation,
+                objective,
+                breakpoints=breakpoints,
+                epsilon=epsilon,
+                exact=representation == "exact",
+                forbidden=forbidden,
+                linearize=linearize,
+            )
+            num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
+            model = nash_model(lp, representation=representation) if num_products else None
+        t2 = time.perf_counter()
+        size = program_size(lp, model)
+        with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
+            if model is None:
+                sol = solve(lp, backend, time_limit=time_limit, verbose=verbose)
+                x = sol.x
+            else:
+                sol = solve_model(model, backend, time_limit=time_limit, verbose=verbose)
+                x = lp.pyomo_values(model)
     t3 = time.perf_counter()
     if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
         raise SolverError(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
@@ -256,7 +318,9 @@ def solve_nash(
         sequence_form=sf,
         behaviors=behaviors,
         sizes=size,
-        seconds={"sequence_form": t1 - t0, "build": t2 - t1, "solve": t3 - t2, "verify": t4 - t3},
+        seconds={"sequence_form": t1 - t0}
+        | ({"rounds": t3 - t1} if use_rounds else {"build": t2 - t1, "solve": t3 - t2})
+        | {"verify": t4 - t3},
         zero_sum=bool(np.allclose(sf.terminal_payoffs.sum(axis=1), 0.0, atol=1e-12)),
         formulation=formulation,
         objective=objective,
@@ -270,6 +334,8 @@ def solve_nash(
         num_products=num_products,
         breakpoints=lp.meta["breakpoints"],
         promised_nash_conv=promised,
+        curve=curve,
+        bound_at_answer=bound_at_answer,
         problem=lp if model is None else model,
         published_family=kuhn3_family.membership(sf, behaviors) if players == 3 else None,
     )

@@ -84,7 +84,7 @@ allows the sum of its payoff products' errors, so every equilibrium stays feasib
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -95,7 +95,7 @@ from ..models.checks import OptionError
 from ..models.efg import group_ranks
 from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
-from .products import add_product_chain, chain_error
+from .products import add_product_chain, chain_allowance, chain_error, chain_error_bound
 
 #: Products' representation when none is given (binaries grow like log k).
 DEFAULT_PRODUCTS = "log"
@@ -311,6 +311,10 @@ def mip_nash(
     exact: bool = False,
     forbidden: list[np.ndarray] | None = None,
     linearize: bool = True,
+    measured: bool = False,
+    box: list[tuple[np.ndarray, np.ndarray]] | None = None,
+    played: list[np.ndarray] | None = None,
+    excluded: Sequence[list[np.ndarray]] = (),
 ) -> LinearProgram:
     """The MIP of ``formulation`` (1-4) for the game ``sf`` (any number of players) in
     sparse form.
@@ -326,6 +330,15 @@ def mip_nash(
     over sequences) fixes those sequences' weights at 0 (actions no equilibrium needs).
     ``linearize`` adds the products' sequence-form equations (module docstring,
     "Tightening the products") in columns ``u``.
+
+    ``measured`` (approximate products only) replaces the fixed tolerance of the regret
+    rows by columns ``a{i}``, each sequence's payoff error where the solver lands, which
+    :func:`nash_model` bounds by the products' measured errors (module docstring,
+    "Refining around an answer"). ``box`` (per player, lower and upper bounds on the
+    realization weights) narrows the factors, so the products' breakpoints span only the
+    box; ``played`` (per player, a mask) fixes those sequences' binaries at 0 (they may be
+    played and must have no regret); each entry of ``excluded`` (per player, the binaries'
+    0/1 values) is cut off by a no-good row.
 
     ``meta`` holds the column offsets, ``M`` per player, the factor that turns the
     objective of formulations 2-4 into a bound on the sum of the regrets
@@ -344,6 +357,7 @@ def mip_nash(
     uses_z = objective in ("maxmin", "envy")
     terms, product_keys = _products_of_others(sf)
     num_products = product_keys.shape[0]
+    measured = bool(measured and num_products and not exact)
     product_factors = np.count_nonzero(product_keys, axis=1)
     # a product with a forbidden factor is 0: no chain, no approximation error
     vanishing = np.zeros(num_products, dtype=bool)
@@ -378,6 +392,8 @@ def mip_nash(
         add(f"v{p}", k[p], f"player {p + 1}'s best-response values (v[0]: the payoff)")
         add(f"s{p}", n[p], f"regret (slack) of each of player {p + 1}'s sequences")
         add(f"b{p}", n[p], f"1 when player {p + 1}'s sequence is not played")
+        if measured:
+            add(f"a{p}", n[p], f"error of each of player {p + 1}'s payoff terms where the solver lands")
         if uses_f:
             add(f"f{p}", n[p], "regret on a sequence that may be played")
         if uses_g:
@@ -414,10 +430,17 @@ def mip_nash(
     def deviations(kbp: int) -> list[np.ndarray]:
         """Per player and sequence, the bound on the error of its payoff term."""
         err = np.zeros(num_cols)
-        if num_products:
+        if num_products and box is None:
             by_count = {f: chain_error(kbp, int(f)) for f in np.unique(product_factors)}
             err[offset["w"] : offset["w"] + num_products] = [by_count[f] for f in product_factors]
-            err[offset["w"] : offset["w"] + num_products][vanishing] = 0.0
+        elif num_products:
+            assert box is not None
+            # the chains' grids span the box, so each product's error follows its factors' ranges
+            err[offset["w"] : offset["w"] + num_products] = [
+                chain_error_bound(kbp, [(box[q][0][s], box[q][1][s]) for q, s in enumerate(key) if s])
+                for key in product_keys
+            ]
+        err[offset["w"] : offset["w"] + num_products][vanishing] = 0.0
         return [abs(G) @ err for G, _ in against]
 
     def promise(dev: list[np.ndarray]) -> float:
@@ -455,6 +478,14 @@ def mip_nash(
             upper[offset[f"x{p}"] : offset[f"x{p}"] + n[p]][forbidden[p]] = 0.0
             lower[offset[f"b{p}"] : offset[f"b{p}"] + n[p]][forbidden[p]] = 1.0
         integer[offset[f"b{p}"] : offset[f"b{p}"] + n[p]] = True
+        if measured:
+            bounds(f"a{p}", 0.0, dev[p])
+        if box is not None:
+            x_range = slice(offset[f"x{p}"], offset[f"x{p}"] + n[p])
+            lower[x_range] = np.maximum(lower[x_range], box[p][0])
+            upper[x_range] = np.minimum(upper[x_range], box[p][1])
+        if played is not None:
+            upper[offset[f"b{p}"] : offset[f"b{p}"] + n[p]][played[p]] = 0.0
         if uses_f:
             bounds(f"f{p}", 0.0, np.inf)
         if uses_g:
@@ -508,10 +539,15 @@ def mip_nash(
         )
         if formulation in (1, 2):
             rows(f"played{p}", {f"x{p}": eye, f"b{p}": eye}, np.full(n[p], -np.inf), np.ones(n[p]), "x <= 1 - b")
+        # with measured errors the tolerance is the column a, not the fixed bound
+        allow = {f"a{p}": eye} if measured else {}
+        if measured:
+            rows(f"regret_floor{p}", {f"s{p}": eye, **allow}, np.zeros(n[p]), np.full(n[p], np.inf), "s >= -a")
+            tol = np.zeros(n[p])
         if formulation in (1, 3):
             rows(
                 f"no_regret{p}",
-                {f"s{p}": eye, f"b{p}": -sp.diags(big[p])},
+                {f"s{p}": eye, f"b{p}": -sp.diags(big[p]), **{c: -m for c, m in allow.items()}},
                 np.full(n[p], -np.inf),
                 tol,
                 "s <= tolerance + M b: a sequence that may be played has no regret",
@@ -519,7 +555,7 @@ def mip_nash(
         if uses_f:
             rows(
                 f"regret_penalty{p}",
-                {f"f{p}": eye, f"s{p}": -eye, f"b{p}": sp.diags(big[p])},
+                {f"f{p}": eye, f"s{p}": -eye, f"b{p}": sp.diags(big[p]), **allow},
                 -tol,
                 np.full(n[p], np.inf),
                 "f >= s - tolerance - M b",
@@ -545,6 +581,11 @@ def mip_nash(
                 "sum of a product over the actions of one factor's information set = the product with its parent",
                 full=equations,
             )
+    for index, binaries in enumerate(excluded):
+        # no-good row: at least one binary differs from this assignment
+        parts = {f"b{p}": sp.csr_matrix(np.where(binaries[p] > 0.5, -1.0, 1.0)[None, :]) for p in range(n_players)}
+        ones = sum(int(np.count_nonzero(binaries[p] > 0.5)) for p in range(n_players))
+        rows(f"excluded{index}", parts, np.array([1.0 - ones]), np.array([np.inf]), "another support than a cut one")
     if uses_z:
         root = [sp.csr_matrix(([1.0], ([0], [0])), shape=(1, k[p])) for p in range(n_players)]
         one = sp.csr_matrix(np.ones((1, 1)))
@@ -621,6 +662,9 @@ def mip_nash(
             "breakpoints": breakpoints,
             "exact": bool(exact and num_products),
             "promised": promised,
+            "allowance_weights": (
+                [abs(G[:, offset["w"] : offset["w"] + num_products]).tocsr() for G, _ in against] if measured else None
+            ),
         },
     )
 
@@ -676,6 +720,28 @@ def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mcc
         )
         links.append((columns[w_start + j], chain))
     model.product_link = pyo.Constraint(range(len(links)), rule=lambda m, j: links[j][0] == links[j][1])
+    weights = lp.meta.get("allowance_weights")
+    if weights is not None and representation != "exact":
+        # a{p}[s] <= sum over its payoff products of |chance * u| times the product's error
+        # where the solver lands (zero on grid points)
+        errors: dict[int, Any] = {}
+        for j in range(len(products)):
+            if not vanishing[j]:
+                errors[j] = chain_allowance(model.products.component(f"product{j}"))[0]
+        model.allowance = pyo.ConstraintList()
+        for p, matrix in enumerate(weights):
+            allowance = model.component(f"a{p}")
+            for s in range(matrix.shape[0]):
+                lo, hi = matrix.indptr[s], matrix.indptr[s + 1]
+                bound = sum(
+                    float(v) * errors[int(j)]
+                    for j, v in zip(matrix.indices[lo:hi], matrix.data[lo:hi])
+                    if int(j) in errors
+                )
+                if isinstance(bound, float):
+                    allowance[s].setub(0.0)
+                else:
+                    model.allowance.add(allowance[s] <= bound)
     return model
 
 

@@ -307,6 +307,22 @@ def add_error_allowance(product: pyo.Block) -> Any:
     return product.__dict__["_scale"] * total
 
 
+def chain_allowance(chain: pyo.Block) -> tuple[Any, float]:
+    """A chain's error bound where the solver lands (the sum of its steps'
+    :func:`~equilibria.formulations.products.add_error_allowance`: every later factor is a
+    fraction in [0, 1], so an earlier error does not grow) and the most it can be."""
+    total: Any = 0.0
+    ceiling = 0.0
+    j = 2
+    while chain.component(f"step{j}") is not None:
+        step = chain.component(f"step{j}")
+        total += add_error_allowance(step)
+        grids = step.__dict__.get("_grids") or {}
+        ceiling += step.__dict__.get("_scale", 0.0) * sum(5.0 / 16.0 * 4.0 * grid_error(g) for g in grids.values())
+        j += 1
+    return total, ceiling
+
+
 def add_product(
     block: pyo.Block,
     x: Any,
@@ -447,6 +463,7 @@ __all__ = [
     "add_product_chain",
     "breakpoints_for",
     "breakpoints_for_indifference",
+    "chain_allowance",
     "chain_error",
     "chain_error_bound",
     "count_binaries",

@@ -62,12 +62,7 @@ import pyomo.environ as pyo
 
 from ..models.bayesian import BayesianGame
 from ..models.parametric import ModelError, ParametricModel
-from .products import (
-    REPRESENTATIONS,
-    add_error_allowance,
-    add_product_chain,
-    grid_error,
-)
+from .products import REPRESENTATIONS, add_product_chain, chain_allowance
 from .threshold_milfp import add_threshold_order, region_covers
 
 #: Breakpoints per square of the first round unless given. Measured on three-player Kuhn
@@ -134,22 +129,6 @@ class LocatedProducts:
             )
             for key, row in self.coefficient.items()
         )
-
-
-def chain_allowance(chain: pyo.Block) -> tuple[Any, float]:
-    """A chain's error bound where the solver lands (the sum of its steps'
-    :func:`~equilibria.formulations.products.add_error_allowance`: every later factor is a
-    fraction in [0, 1], so an earlier error does not grow) and the most it can be."""
-    total: Any = 0.0
-    ceiling = 0.0
-    j = 2
-    while chain.component(f"step{j}") is not None:
-        step = chain.component(f"step{j}")
-        total += add_error_allowance(step)
-        grids = step.__dict__.get("_grids") or {}
-        ceiling += step.__dict__.get("_scale", 0.0) * sum(5.0 / 16.0 * 4.0 * grid_error(g) for g in grids.values())
-        j += 1
-    return total, ceiling
 
 
 def located_program(

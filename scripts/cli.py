@@ -347,14 +347,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     if sol.choice:
         print(f"choice          {sol.choice}; backend {sol.backend}")
     if sol.curve:
-        for entry in sol.curve:
-            got = entry["certified_nash_conv"]
-            box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
-            result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
-            print(
-                f"round {entry['round']:<9} {entry['phase']} ({entry['breakpoints']} breakpoints{box}): "
-                f"{result}, {entry['seconds']:.2f} s"
-            )
+        _print_rounds(sol.curve)
     if program.num_products:
         points = f"{program.breakpoints} breakpoints per square" if program.breakpoints else "bilinear, no breakpoints"
         print(f"products        {program.num_products} ({program.products}, {points})")
@@ -397,6 +390,7 @@ def cmd_nash(args: argparse.Namespace) -> int:
         products=args.products,
         prune=not args.keep_dominated,
         verbose=args.verbose,
+        **({"rounds": args.rounds} if args.rounds is not None else {}),
     )
     assert isinstance(sol, NashSolution)
     if args.write:
@@ -433,11 +427,14 @@ def cmd_nash(args: argparse.Namespace) -> int:
     if sol.published_family is not None:
         first, second = sol.published_family.lines()
         print(f"family          {first}\n                {second}")
+    if sol.curve:
+        _print_rounds(sol.curve)
     if sol.num_products:
         detail = "exact (bilinear)" if sol.products == "exact" else f"{sol.products}, {sol.breakpoints} breakpoints"
+        at_answer = "" if sol.bound_at_answer is None else f", proven at the answer <= {sol.bound_at_answer:.3e}"
         print(
             f"products        {sol.num_products} of the others' weights, {detail}; "
-            f"promised NashConv <= {sol.promised_nash_conv:.3e}"
+            f"promised NashConv <= {sol.promised_nash_conv:.3e}{at_answer}"
         )
     if sol.formulation == 1 and sol.objective != "any" and sol.objective_value is not None:
         bound = "" if sol.best_bound is None else f"; the solver's bound on it {sol.best_bound:.9f}"
@@ -778,13 +775,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the others' masses",
     )
     p.add_argument("--mccormick", action="store_true", help="add McCormick envelope cuts to every product")
-    p.add_argument(
-        "--rounds",
-        type=_number("count"),
-        default=None,
-        help="finite signals, three or more players: the most rounds of refinement towards --epsilon "
-        "(default 40; 1 with --breakpoints alone)",
-    )
+    _rounds_option(p, "finite signals, three or more players")
     p.add_argument(
         "--every-signal",
         action="store_true",
@@ -818,10 +809,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=_number("positive"), default=None)
     _product_options(
         p,
-        "three or more players: the NashConv the products' approximation may cost "
-        "(default 0.05 when --breakpoints is not given either)",
+        "three or more players: the certified NashConv to reach (formulation 1, objective any: "
+        "rounds refine the answer until the exact certificate meets it; otherwise the bound the "
+        "products' approximation may cost); default 0.05 unless --breakpoints is given alone",
         "the other players' weights",
     )
+    _rounds_option(p, "three or more players, formulation 1, objective any")
     p.add_argument(
         "--keep-dominated",
         action="store_true",
@@ -907,6 +900,26 @@ def _product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str
         default=None,
         help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
     )
+
+
+def _rounds_option(p: argparse.ArgumentParser, where: str) -> None:
+    """--rounds: the most rounds of refinement an approximate program gets."""
+    p.add_argument(
+        "--rounds",
+        type=_number("count"),
+        default=None,
+        help=f"{where}: the most rounds of refinement towards --epsilon (default 40; 1 with --breakpoints alone)",
+    )
+
+
+def _print_rounds(curve: list[dict]) -> None:
+    """One line per round of an anytime program: what it solved and what its answer is worth."""
+    for entry in curve:
+        got = entry["certified_nash_conv"]
+        box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
+        grid = f" ({entry['breakpoints']} breakpoints{box})" if entry["breakpoints"] else ""
+        result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
+        print(f"round {entry['round']:<9} {entry['phase']}{grid}: {result}, {entry['seconds']:.2f} s")
 
 
 _DOMINATED_HELP = (

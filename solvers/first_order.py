@@ -333,6 +333,76 @@ class MirrorProxSolver(SaddlePointSolver):
         return [tp.behavior(a / self.step_sum) for tp, a in zip(self.treeplexes, self.avg)]
 
 
+class MultiplayerCFR:
+    """CFR+ for any number of players on the sequence form, players updated in turn.
+
+    A player's counterfactual values are, per sequence, the sum over the terminals it ends
+    at of chance times payoff times the other players' realization weights: one product
+    and one ``bincount`` over the terminals, no tree walk. With three or more players the
+    average carries no convergence guarantee (it often gets close on small poker games);
+    callers certify it by exact best responses.
+    """
+
+    name = "cfr+"
+
+    def __init__(
+        self,
+        terminal_sequences: np.ndarray,
+        terminal_chance: np.ndarray,
+        terminal_payoffs: np.ndarray,
+        treeplexes: list[Treeplex],
+    ):
+        self.sequences = np.asarray(terminal_sequences, dtype=np.int64)
+        self.weighted = np.asarray(terminal_chance, dtype=np.float64)[:, None] * np.asarray(terminal_payoffs)
+        self.treeplexes = list(treeplexes)
+        n = len(self.treeplexes)
+        if self.sequences.shape[1] != n or self.weighted.shape[1] != n:
+            raise ValueError(f"terminal arrays for {self.sequences.shape[1]} players and {n} treeplexes")
+        self.iterations = 0
+        self.regrets = [np.zeros(tp.num_sequences) for tp in self.treeplexes]
+        self.current = [tp.uniform() for tp in self.treeplexes]
+        self.plans = [tp.realization(b) for tp, b in zip(self.treeplexes, self.current)]
+        self.plan_sums = [np.zeros(tp.num_sequences) for tp in self.treeplexes]
+
+    def _update(self, p: int) -> None:
+        tp = self.treeplexes[p]
+        reach = self.weighted[:, p].copy()
+        for q, plan in enumerate(self.plans):
+            if q != p:
+                reach *= plan[self.sequences[:, q]]
+        values = np.bincount(self.sequences[:, p], weights=reach, minlength=tp.num_sequences)
+        v, info = tp.expected_values(self.current[p], values)
+        r = self.regrets[p]
+        r[1:] += v[1:] - info[tp.sequence_infoset]
+        np.maximum(r, 0.0, out=r)
+        self.plan_sums[p] += (self.iterations + 1) * self.plans[p]
+        positive = r[1:]
+        totals = (np.add.reduceat(positive, tp.first_sequence - 1) if positive.size else positive)[tp.sequence_infoset]
+        b = np.ones(tp.num_sequences)
+        b[1:] = np.where(
+            totals > 0, positive / np.where(totals > 0, totals, 1.0), 1.0 / tp.num_actions[tp.sequence_infoset]
+        )
+        self.current[p] = b
+        self.plans[p] = tp.realization(b)
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations (every player once in each, in order)."""
+        for _ in range(n):
+            for p in range(len(self.treeplexes)):
+                self._update(p)
+            self.iterations += 1
+
+    def average_plans(self) -> list[np.ndarray]:
+        """The linearly weighted average realization plans (the answer)."""
+        if self.iterations == 0:
+            return [p.copy() for p in self.plans]
+        return [s / s[0] for s in self.plan_sums]
+
+    def average_behaviors(self) -> list[np.ndarray]:
+        """Behaviour strategies of :meth:`average_plans`."""
+        return [tp.behavior(plan) for tp, plan in zip(self.treeplexes, self.average_plans())]
+
+
 def make_solver(algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]) -> SaddlePointSolver:
     """The solver called ``algorithm`` (one of :data:`ALGORITHMS`)."""
     if algorithm in ("cfr+", "dcfr"):
@@ -342,4 +412,12 @@ def make_solver(algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex,
     raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
 
 
-__all__ = ["ALGORITHMS", "MirrorProxSolver", "RegretMatchingSolver", "SaddlePointSolver", "Treeplex", "make_solver"]
+__all__ = [
+    "ALGORITHMS",
+    "MirrorProxSolver",
+    "MultiplayerCFR",
+    "RegretMatchingSolver",
+    "SaddlePointSolver",
+    "Treeplex",
+    "make_solver",
+]

@@ -179,11 +179,19 @@ def test_three_player_normal_form_exact_products_on_scip(gbt, seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_three_player_normal_form_piecewise_products_keep_their_promise(gbt, seed):
     game = random_normal(2, 2, players=3, seed=seed)
-    answer = solve_nash(game, epsilon=0.05)
-    assert answer.products == "log" and 0.0 < answer.promised_nash_conv <= 0.05
+    # one program on a fixed grid: its a-priori promise bounds the profile's NashConv
+    answer = solve_nash(game, breakpoints=5)
+    assert answer.products == "log" and answer.curve is None and answer.promised_nash_conv > 0.0
     theirs = gambit_regrets(gbt, game, answer.mixed)
     assert answer.regrets == pytest.approx(theirs, abs=1e-9)
     assert sum(theirs) <= answer.promised_nash_conv
+    # rounds until the certificate meets epsilon: pygambit's regrets within it and within
+    # the bound the last program proves at its solution
+    refined = solve_nash(game, epsilon=0.01)
+    theirs = gambit_regrets(gbt, game, refined.mixed)
+    assert refined.regrets == pytest.approx(theirs, abs=1e-9)
+    assert sum(theirs) <= min(0.01, refined.bound_at_answer, refined.promised_nash_conv) + 1e-12
+    assert refined.curve[0]["phase"].startswith("seed") and refined.curve[-1]["certified_nash_conv"] <= 0.01
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -527,3 +535,47 @@ def test_three_player_best_and_worst_equilibria_bracket_pygambits_enumeration(gb
         assert worst.best_bound == pytest.approx(worst.payoffs[player - 1], abs=1e-6)
         for answer in (best, worst):
             assert gambit_regret(gbt, game, answer.mixed) <= 1e-5
+
+
+# ---------------------------------------------------------------- rounds with piecewise-linear products
+def test_three_player_kuhn_poker_log_products_on_highs_reach_epsilon_certified_by_openspiel():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from equilibria.models.openspiel_io import from_openspiel, to_tabular_policy
+
+    os_game = pyspiel.load_game("kuhn_poker(players=3)")
+    game = from_openspiel(os_game)
+    answer = solve_nash(game, products="log", backend="highs", epsilon=0.01, time_limit=120)
+    theirs = os_exploitability.nash_conv(os_game, to_tabular_policy(os_game, game, answer.behaviors))
+    assert theirs <= 0.01 and answer.nash_conv == pytest.approx(theirs, abs=1e-9)
+    # the bound the program proves at its solution holds for OpenSpiel's NashConv
+    assert theirs <= answer.bound_at_answer <= answer.promised_nash_conv
+    assert [r["round"] for r in answer.curve] == list(range(len(answer.curve)))
+
+
+def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
+    from equilibria.instances.registry import load
+    from equilibria.models.best_response import certify
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.nash_rounds import seed_profile
+
+    sf = SequenceForm(load("kuhn"))
+    plans, nash_conv, iterations = seed_profile(sf, target=1e-4, seconds=30)
+    from equilibria.models.strategy import behavior_from_realization
+
+    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)]
+    cert = certify(sf, behaviors)
+    assert nash_conv <= 1e-4 and cert.nash_conv == pytest.approx(nash_conv, abs=1e-12)
+    # an epsilon-equilibrium of a zero-sum game pays within epsilon of the value -1/18
+    assert abs(cert.payoffs[0] + 1 / 18) <= nash_conv and iterations > 0
+
+
+def test_nash_rounds_time_limit_and_bad_rounds_are_one_line():
+    res = run_cli("nash", "kuhn:players=3", "--epsilon", "1e-9", "--time-limit", "2")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "time limit" in res.stderr and "Traceback" not in res.stderr
+    res = run_cli("nash", "kuhn:players=3", "--breakpoints", "3", "--rounds", "2")
+    assert res.returncode == 2 and "--rounds" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    res = run_cli("nash", "kuhn:players=3", "--rounds", "0")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1

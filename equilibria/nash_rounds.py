@@ -1,0 +1,263 @@
+"""Rounds of the MIP Nash program with piecewise-linear products (three or more players)
+until the exact certificate meets epsilon: an anytime route.
+
+A program over the whole strategy space with products accurate to epsilon is large (three-
+player Kuhn poker: 261 products; with HiGHS no profile in 300 s at the breakpoints epsilon
+0.01 needs). The rounds instead solve small programs near an answer:
+
+1. **Seed.** CFR+ for any number of players
+   (:class:`~equilibria.solvers.first_order.MultiplayerCFR`) runs for a short share of the
+   time and gives a profile, certified like every other one. It carries no guarantee with
+   three or more players; it only says where to look.
+2. **Zoom.** Each factor of every product (a realization weight) is boxed within ``h`` of
+   the incumbent, and the products' breakpoints span the box, so the error of a product
+   falls with ``h**2``. The regret rows allow each sequence the products' error measured
+   where the solver lands (:func:`~equilibria.formulations.mip_nash.mip_nash` with
+   ``measured``: zero on grid points), so the program admits every exact equilibrium in
+   the box. A solved round's profile is certified and becomes the next centre with ``h``
+   four times smaller; a box with no solution holds no equilibrium, and ``h`` grows four-
+   fold. From ``h >= 1/2`` on the box is the whole space: a search of the program over all
+   supports, whose grid doubles its segments each time it is needed again.
+
+Every round's certified NashConv goes into the answer's ``curve``, beside the bound the
+program proves at its solution. The limits (``time_limit``, ``rounds``) bound seed, builds,
+solves and certificates together.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .formulations.linear_program import LinearProgram
+from .formulations.mip_nash import mip_nash, nash_model, read_profile
+from .formulations.products import model_size
+from .located import Round, TimeLimitReached
+from .models.best_response import certify, plan_maximum
+from .models.errors import SolverError
+from .models.progress import stage
+from .models.sequence import SequenceForm
+from .models.strategy import behavior_from_realization
+from .solvers import get_backend
+from .solvers.first_order import MultiplayerCFR, Treeplex
+
+#: Rounds allowed when none is given.
+DEFAULT_ROUNDS = 40
+
+#: Breakpoints per square in a zoomed round unless given: the box does the refining (three-
+#: player Kuhn poker, first zoom with HiGHS: 0.5 s with 2, 13 s with 3).
+ZOOM_BREAKPOINTS = 2
+
+#: The seed's share of the time limit, and its most seconds.
+SEED_SHARE = 0.1
+SEED_SECONDS = 2.0
+
+#: The seed stops early once its certified NashConv is this fraction of epsilon.
+SEED_TARGET = 0.01
+
+#: The finest grid a search over the whole space is given.
+MAX_SEARCH_BREAKPOINTS = 33
+
+
+@dataclass
+class NashRounds:
+    """The best round: its program, the Pyomo model solved, the column values, the
+    certified realization plans and NashConv, the bound proven there, and every round."""
+
+    lp: LinearProgram
+    model: Any
+    solution: Any
+    values: np.ndarray
+    plans: list[np.ndarray]
+    nash_conv: float
+    bound: float
+    rounds: list[Round] = field(default_factory=list)
+    seed_iterations: int = 0
+
+
+def first_box(nash_conv: float) -> float:
+    """Half-width of the first box around a profile with this certified NashConv: a
+    profile within ``d`` of an equilibrium loses about ``d`` (or ``d**2``), so the box
+    starts at four times the square root, within [1e-3, 1/4]."""
+    return min(0.25, max(1e-3, 4.0 * math.sqrt(max(nash_conv, 0.0))))
+
+
+def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float:
+    """A proven NashConv bound at the solution ``x`` of a ``measured`` program: per player,
+    twice the most any plan collects of each sequence's allowance plus the true error of
+    its payoff products (both evaluated at ``x``; the module docstring of
+    :mod:`equilibria.formulations.mip_nash` gives the argument with a-priori errors)."""
+    off, sizes = lp.meta["offset"], lp.meta["sizes"]
+    weights = lp.meta["allowance_weights"]
+    num_products = len(lp.meta["products"])
+    w = x[off["w"] : off["w"] + num_products]
+    true = np.array([np.prod(x[cols]) for cols in lp.meta["products"]]) if num_products else np.zeros(0)
+    error = np.abs(w - true)
+    total = 0.0
+    for p, n in enumerate(sizes):
+        allowance = np.maximum(x[off[f"a{p}"] : off[f"a{p}"] + n], 0.0)
+        total += 2.0 * plan_maximum(sf.players[p], allowance + weights[p] @ error)[0]
+    return float(total)
+
+
+def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[list[np.ndarray], float, int]:
+    """CFR+ for at most ``seconds`` or until the certified NashConv is at most ``target``:
+    (the average realization plans, their certified NashConv, iterations)."""
+    treeplexes = [
+        Treeplex(ps.infoset_num_actions, ps.infoset_first_sequence, ps.infoset_parent_sequence, ps.infoset_depth)
+        for ps in sf.players
+    ]
+    cfr = MultiplayerCFR(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
+    stop = time.perf_counter() + seconds
+    best_plans = cfr.average_plans()
+    best = float(certify(sf, cfr.average_behaviors()).nash_conv)
+    batch = 10
+    while best > target and time.perf_counter() < stop:
+        cfr.iterate(batch)
+        value = float(certify(sf, cfr.average_behaviors()).nash_conv)
+        if value < best:
+            best, best_plans = value, cfr.average_plans()
+        batch = min(2 * batch, 1000)
+    return best_plans, best, cfr.iterations
+
+
+def solve_rounds(
+    sf: SequenceForm,
+    *,
+    backend: str,
+    representation: str,
+    target: float,
+    breakpoints: int | None = None,
+    forbidden: list[np.ndarray] | None = None,
+    linearize: bool = True,
+    rounds: int | None = None,
+    deadline: float | None = None,
+    verbose: bool = False,
+) -> NashRounds:
+    """Run the rounds (module docstring) and return the best certified one.
+
+    ``target`` is the NashConv to reach; ``breakpoints`` the points per square of a zoomed
+    round (default :data:`ZOOM_BREAKPOINTS`); ``forbidden`` the sequences no equilibrium
+    needs; ``rounds`` the most program rounds; ``deadline`` a ``time.perf_counter()``
+    instant after which no round starts and every solve stops. Raises
+    :class:`~equilibria.located.TimeLimitReached` when the limits come first.
+    """
+    n = sf.num_players
+    max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    zoom_k = breakpoints if breakpoints is not None else ZOOM_BREAKPOINTS
+    search_k = max(zoom_k, 3)
+    history: list[Round] = []
+
+    def remaining() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    t0 = time.perf_counter()
+    left = remaining()
+    budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
+    with stage("seeding with CFR+"):
+        center, seed_nc, iterations = seed_profile(sf, target=SEED_TARGET * target, seconds=budget)
+    history.append(
+        Round(
+            round=0,
+            phase=f"seed (CFR+, {iterations} iterations)",
+            breakpoints=0,
+            box=None,
+            status="done",
+            seconds=time.perf_counter() - t0,
+            nash_conv=seed_nc,
+        )
+    )
+    half_width: float | None = first_box(seed_nc)
+    best: NashRounds | None = None
+    stopped = "rounds"
+    for index in range(1, max_rounds + 1):
+        left = remaining()
+        if left is not None and left <= 0:
+            stopped = "time"
+            break
+        if half_width is not None and half_width >= 0.5:
+            half_width = None
+        box = (
+            None
+            if half_width is None
+            else [(np.maximum(0.0, c - half_width), np.minimum(1.0, c + half_width)) for c in center]
+        )
+        k = zoom_k if box is not None else search_k
+        t1 = time.perf_counter()
+        what = "searching every support" if box is None else f"refining within {half_width:.2g} of the incumbent"
+        with stage(f"round {index}: {what}"):
+            lp = mip_nash(sf, 1, "any", breakpoints=k, forbidden=forbidden, linearize=linearize, measured=True, box=box)
+            model = nash_model(lp, representation=representation)
+            left = remaining()
+            sol = get_backend(backend).solve_model(
+                model, time_limit=None if left is None else max(left, 0.01), verbose=verbose
+            )
+        record = Round(
+            round=index,
+            phase="search" if box is None else "zoom",
+            breakpoints=k,
+            box=half_width,
+            status=str(sol.status),
+            seconds=time.perf_counter() - t1,
+            promised=float(lp.meta["promised"]),
+            binaries=model_size(model)["binaries"],
+        )
+        history.append(record)
+        if sol.status == "infeasible":
+            if box is None:
+                raise SolverError(
+                    "MIP Nash: the program over every support is infeasible, which no game allows "
+                    f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
+                )
+            assert half_width is not None  # a box was given
+            half_width *= 4.0  # no equilibrium in this box: look wider
+            continue
+        if sol.status != "optimal":
+            if sol.status == "time_limit":
+                stopped = "time"
+                break
+            raise SolverError(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
+        x = lp.pyomo_values(model)
+        plans, _ = read_profile(lp, x)
+        behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(n)]
+        nash_conv = float(certify(sf, behaviors).nash_conv)
+        record.nash_conv = nash_conv
+        record.posterior = posterior_bound(lp, sf, x)
+        if best is None or nash_conv < best.nash_conv:
+            best = NashRounds(
+                lp=lp, model=model, solution=sol, values=x, plans=plans, nash_conv=nash_conv, bound=record.posterior
+            )
+        if nash_conv <= target:
+            break
+        center = plans
+        if box is None:  # the whole space gave this: refine around it, search finer next time
+            search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
+            half_width = first_box(nash_conv)
+        else:
+            assert half_width is not None
+            half_width /= 4.0
+    if best is None or best.nash_conv > target:
+        done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
+        why = {
+            "time": (" within the time limit", "give more time or a larger --epsilon"),
+            "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+        }[stopped]
+        if best is None:
+            raise TimeLimitReached(
+                f"no profile from the program {done}{why[0]} (the CFR+ seed: NashConv {seed_nc:.3e}); {why[1]}",
+                history,
+            )
+        raise TimeLimitReached(
+            f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
+            history,
+        )
+    best.rounds = history
+    best.seed_iterations = iterations
+    return best
+
+
+__all__ = ["DEFAULT_ROUNDS", "NashRounds", "ZOOM_BREAKPOINTS", "posterior_bound", "seed_profile", "solve_rounds"]
