@@ -33,7 +33,6 @@ from .formulations.mip_nash import (
 )
 from .formulations.products import model_size
 from .formulations.threshold_milfp import check_product_options
-from .located import rounds_table
 from .models import checks, kuhn3_family
 from .models.best_response import certify
 from .models.checks import OptionError
@@ -46,6 +45,7 @@ from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
 from .nash_rounds import solve_rounds
+from .rounds import rounds_table
 from .solvers import get_backend, solve, solve_model
 
 

@@ -36,14 +36,13 @@ import numpy as np
 from .formulations.linear_program import LinearProgram
 from .formulations.mip_nash import mip_nash, nash_model, read_profile
 from .formulations.products import model_size
-from .located import Round, TimeLimitReached
 from .models.best_response import certify, plan_maximum
 from .models.errors import SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
+from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, seed_profile
 from .solvers import get_backend
-from .solvers.first_order import MultiplayerCFR, Treeplex
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
@@ -51,13 +50,6 @@ DEFAULT_ROUNDS = 40
 #: Breakpoints per square in a zoomed round unless given: the box does the refining (three-
 #: player Kuhn poker, first zoom with HiGHS: 0.5 s with 2, 13 s with 3).
 ZOOM_BREAKPOINTS = 2
-
-#: The seed's share of the time limit, and its most seconds.
-SEED_SHARE = 0.1
-SEED_SECONDS = 2.0
-
-#: The seed stops early once its certified NashConv is this fraction of epsilon.
-SEED_TARGET = 0.01
 
 #: The finest grid a search over the whole space is given.
 MAX_SEARCH_BREAKPOINTS = 33
@@ -104,27 +96,6 @@ def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float
     return float(total)
 
 
-def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[list[np.ndarray], float, int]:
-    """CFR+ for at most ``seconds`` or until the certified NashConv is at most ``target``:
-    (the average realization plans, their certified NashConv, iterations)."""
-    treeplexes = [
-        Treeplex(ps.infoset_num_actions, ps.infoset_first_sequence, ps.infoset_parent_sequence, ps.infoset_depth)
-        for ps in sf.players
-    ]
-    cfr = MultiplayerCFR(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
-    stop = time.perf_counter() + seconds
-    best_plans = cfr.average_plans()
-    best = float(certify(sf, cfr.average_behaviors()).nash_conv)
-    batch = 10
-    while best > target and time.perf_counter() < stop:
-        cfr.iterate(batch)
-        value = float(certify(sf, cfr.average_behaviors()).nash_conv)
-        if value < best:
-            best, best_plans = value, cfr.average_plans()
-        batch = min(2 * batch, 1000)
-    return best_plans, best, cfr.iterations
-
-
 def solve_rounds(
     sf: SequenceForm,
     *,
@@ -144,7 +115,7 @@ def solve_rounds(
     round (default :data:`ZOOM_BREAKPOINTS`); ``forbidden`` the sequences no equilibrium
     needs; ``rounds`` the most program rounds; ``deadline`` a ``time.perf_counter()``
     instant after which no round starts and every solve stops. Raises
-    :class:`~equilibria.located.TimeLimitReached` when the limits come first.
+    :class:`~equilibria.rounds.TimeLimitReached` when the limits come first.
     """
     n = sf.num_players
     max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
@@ -260,4 +231,4 @@ def solve_rounds(
     return best
 
 
-__all__ = ["DEFAULT_ROUNDS", "NashRounds", "ZOOM_BREAKPOINTS", "posterior_bound", "seed_profile", "solve_rounds"]
+__all__ = ["DEFAULT_ROUNDS", "NashRounds", "ZOOM_BREAKPOINTS", "posterior_bound", "solve_rounds"]

@@ -361,7 +361,8 @@ def _solve_located(
     t0: float,
 ) -> ThresholdSolution:
     """The located program's rounds (:mod:`equilibria.located`), certified as any answer."""
-    from .located import rounds_table, solve_located
+    from .located import solve_located
+    from .rounds import rounds_table
 
     if rounds is not None:
         checks.count("rounds", rounds)

@@ -144,6 +144,7 @@ def located_program(
     locations: dict[str, Location] | None = None,
     box: dict[str, tuple[float, float]] | None = None,
     excluded: Sequence[dict[str, Location]] = (),
+    window: dict[str, tuple[float, float]] | None = None,
 ) -> tuple[pyo.ConcreteModel, LocatedProducts, dict[str, Any]]:
     """Build the located threshold program (module docstring) of ``model`` for the
     finite-signal ``game`` with three or more players.
@@ -208,6 +209,16 @@ def located_program(
         if not loc.lam[k].fixed:
             loc.lam[k].setlb(lo)
             loc.lam[k].setub(hi)
+    for k, (lo, hi) in (window or {}).items():
+        # a threshold near a guess: inside a signal that meets [lo, hi], or at an end within it
+        if k in (locations or {}):
+            continue
+        for j in range(1, J + 1):
+            if j < lo or j - 1 > hi:
+                loc.inside[k, j].fix(0)
+        for e in range(0, J + 1):
+            if e < lo or e > hi:
+                loc.at_end[k, e].fix(0)
     loc.excluded = pyo.ConstraintList(doc="location assignments shown to hold no equilibrium of the model")
     for assignment in excluded:
         chosen = [loc.inside[k, j] if kind == "inside" else loc.at_end[k, j] for k, (kind, j) in assignment.items()]

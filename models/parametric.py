@@ -27,8 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from .bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
+from .efg import ExtensiveGame, segment_ranges
 from .errors import EquilibriaError
 from .output import write_text
+from .sequence import SequenceForm
 
 
 class ModelError(EquilibriaError):
@@ -362,4 +364,93 @@ def project(
     return out
 
 
-__all__ = ["ModelError", "ModelInfeasible", "ParametricModel", "common_us_refinement", "project"]
+def fit_thresholds(
+    game: BayesianGame,
+    model: ParametricModel,
+    finite: FiniteSignalGame,
+    efg: ExtensiveGame,
+    sf: SequenceForm,
+    plans: Sequence[np.ndarray],
+) -> dict[str, float]:
+    """The thresholds of ``model`` that describe a profile of the finite game best.
+
+    ``plans`` are realization plans of ``efg`` (``finite``'s extensive form, sequences of
+    ``sf``). A threshold profile plays, at each signal, a mixture of consecutive regions'
+    plans (the regions its interval overlaps); so per player the signals are walked from
+    the lowest up, each taking a run of regions that starts where the last one ended, with
+    weights fitted to the signal's realization plan (nonnegative least squares, weights
+    summing to one; a region's plan realizes a sequence when it takes that action there).
+    Each sequence's misfit counts with the probability that chance and the other players
+    bring the player to its information set (:func:`counterfactual_reach`), so choices
+    nobody reaches do not pull the fit. The runs minimising the total misfit are found by
+    dynamic programming over (signal, region).
+
+    Returns each threshold's position in signal units counted from the lowest signal's
+    start (``0..J``): the integer part counts the signals wholly below the threshold, the
+    rest is the fraction of the next signal below it.
+    """
+    from scipy.optimize import nnls
+
+    from .strategy import counterfactual_reach
+
+    region_plans = model.plan_indices(game)
+    lift = finite.lift_map(efg)
+    positions: dict[str, float] = {}
+    for p in range(game.num_players):
+        ps = sf.players[p]
+        g = np.asarray(ps.infoset_global, dtype=np.int64)
+        na = np.asarray(ps.infoset_num_actions, dtype=np.int64)
+        seq_signal = np.repeat(lift.signal[g], na)
+        seq_node = np.repeat(lift.node[g], na)
+        seq_action = segment_ranges(np.zeros_like(na), na)
+        seq_index = segment_ranges(np.asarray(ps.infoset_first_sequence, dtype=np.int64), na)
+        acts = finite.tree.plan_actions(p)[np.asarray(region_plans[p])]  # (regions, nodes)
+        reach = counterfactual_reach(sf, p, plans)
+        scale = np.sqrt(np.repeat(reach / max(float(reach.max()), 1e-300), na)) + 1e-6
+        takes = (acts[:, seq_node] == seq_action[None, :]).T * scale[:, None]  # (sequences, regions)
+        target = np.asarray(plans[p], dtype=float)[seq_index] * scale
+        regions, signals = len(region_plans[p]), finite.sizes[p]
+        # fit[s][a, b]: misfit and weights of signal s playing regions a..b
+        cost = np.full((signals, regions, regions), np.inf)
+        fitted: dict[tuple[int, int, int], np.ndarray] = {}
+        for s in range(signals):
+            rows = seq_signal == s
+            for a in range(regions):
+                for b in range(a, regions):
+                    weight = 1e3 * max(1.0, float(np.abs(takes[rows]).max(initial=0.0)))
+                    lhs = np.vstack([takes[rows][:, a : b + 1], np.full((1, b - a + 1), weight)])
+                    w, residual = nnls(lhs, np.concatenate([target[rows], [weight]]))
+                    cost[s, a, b] = residual**2
+                    fitted[s, a, b] = w / max(float(w.sum()), 1e-12)
+        # best[s, b]: least misfit of signals 0..s with signal s ending in region b
+        best = np.full((signals, regions), np.inf)
+        came = np.zeros((signals, regions), dtype=np.int64)
+        best[0] = cost[0, 0]
+        for s in range(1, signals):
+            total = best[s - 1][:, None] + cost[s]  # (a, b): previous signal ended in a
+            came[s] = np.argmin(total, axis=0)
+            best[s] = total[came[s], np.arange(regions)]
+        b = int(np.argmin(best[-1]))
+        runs = []
+        for s in range(signals - 1, -1, -1):
+            a = int(came[s, b]) if s > 0 else 0
+            runs.append((s, a, b))
+            b = a
+        position = np.full(regions - 1, float(signals))  # thresholds above every run: at the top
+        for s, a, b in runs:
+            cumulative = np.cumsum(fitted[s, a, b])
+            for r in range(a, b):
+                position[r] = s + float(cumulative[r - a])
+        for r in range(regions - 1):
+            positions[f"{p + 1}.{r + 1}"] = float(position[r])
+    return positions
+
+
+__all__ = [
+    "ModelError",
+    "ModelInfeasible",
+    "ParametricModel",
+    "common_us_refinement",
+    "fit_thresholds",
+    "project",
+]

@@ -8,6 +8,7 @@ indexing: entry ``s`` is the probability that the player's own moves follow ``s`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,6 +55,30 @@ def realization_from_behavior(ps: PlayerSequences, b: np.ndarray) -> np.ndarray:
         parents = np.repeat(ps.infoset_parent_sequence[ks], ps.infoset_num_actions[ks])
         r[seqs] = r[parents] * b[seqs]
     return r
+
+
+def counterfactual_reach(sf: SequenceForm, p: int, plans: Sequence[np.ndarray]) -> np.ndarray:
+    """Per information set of player ``p``, the probability that chance and the other
+    players (playing the realization plans ``plans``) bring play to it: the sum over its
+    histories of chance times the others' realization weights. Computed from the terminals
+    below each information set, each weighted by ``p``'s uniform continuation from there."""
+    ps = sf.players[p]
+    uniform = realization_from_behavior(ps, uniform_behavior(ps))
+    mass = np.asarray(sf.terminal_chance, dtype=float) * uniform[sf.terminal_sequences[:, p]]
+    for q in range(sf.num_players):
+        if q != p:
+            mass = mass * np.asarray(plans[q], dtype=float)[sf.terminal_sequences[:, q]]
+    below = np.bincount(sf.terminal_sequences[:, p], weights=mass, minlength=ps.num_sequences)
+    reach = np.zeros(ps.num_infosets)
+    if ps.num_infosets == 0:
+        return reach
+    for d in range(int(ps.infoset_depth.max()), -1, -1):  # deepest first: children feed parents
+        ks = np.flatnonzero(ps.infoset_depth == d)
+        seqs = segment_ranges(ps.infoset_first_sequence[ks], ps.infoset_num_actions[ks])
+        totals = np.add.reduceat(below[seqs], np.cumsum(ps.infoset_num_actions[ks]) - ps.infoset_num_actions[ks])
+        np.add.at(below, ps.infoset_parent_sequence[ks], totals)
+        reach[ks] = totals / uniform[ps.infoset_parent_sequence[ks]]
+    return reach
 
 
 def uniform_behavior(ps: PlayerSequences) -> np.ndarray:

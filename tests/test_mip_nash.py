@@ -558,7 +558,7 @@ def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
     from equilibria.instances.registry import load
     from equilibria.models.best_response import certify
     from equilibria.models.sequence import SequenceForm
-    from equilibria.nash_rounds import seed_profile
+    from equilibria.rounds import seed_profile
 
     sf = SequenceForm(load("kuhn"))
     plans, nash_conv, iterations = seed_profile(sf, target=1e-4, seconds=30)
