@@ -32,6 +32,7 @@ every location, without a seed, as a sweep over breakpoints wants. The limits
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -52,7 +53,7 @@ from .models.errors import SolverError
 from .models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
 from .models.progress import stage
 from .models.sequence import SequenceForm
-from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, seed_profile
+from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
 from .solvers import get_backend
 
 #: Rounds allowed when none is given.
@@ -85,6 +86,22 @@ class LocatedOutcome:
     program: ThresholdProgram
     rounds: list[Round] = field(default_factory=list)
     bound: float | None = None
+
+
+def locations_at(positions: dict[str, float], snap: float = 1e-6) -> tuple[dict[str, Location], dict[str, float]]:
+    """Where thresholds at ``positions`` (signal units from the lowest signal's start, as
+    :func:`~equilibria.models.parametric.fit_thresholds` gives them) lie, and the fraction
+    of the signal each one splits: within ``snap`` of a signal's end, at that end."""
+    locations: dict[str, Location] = {}
+    fractions: dict[str, float] = {}
+    for key, position in positions.items():
+        end = round(position)
+        if abs(position - end) <= snap:
+            locations[key], fractions[key] = ("end", int(end)), 0.0
+        else:
+            whole = math.floor(position)
+            locations[key], fractions[key] = ("inside", whole + 1), position - whole
+    return locations, fractions
 
 
 def _signals(reach: float | None) -> str:
@@ -166,6 +183,7 @@ def solve_located(
             ]
             for p in range(n)
         )
+        fitted = certified(guessed)
         history.append(
             Round(
                 round=0,
@@ -174,7 +192,7 @@ def solve_located(
                 box=None,
                 status="done",
                 seconds=time.perf_counter() - t_seed,
-                nash_conv=certified(guessed),
+                nash_conv=fitted,
             )
         )
         reach = SEED_WINDOW
@@ -184,6 +202,12 @@ def solve_located(
     fractions: dict[str, float] = {}
     half_width: float | None = None
     search_k = zoom_k = first_k
+    # the first program refines the seed's own locations; only when they hold no
+    # equilibrium does a search start
+    seeded = bool(guess)
+    if seeded:
+        locations, fractions = locations_at(guess)
+        half_width = min(FIRST_BOX, first_box(fitted))
     best: tuple[float, tuple[list[float], ...], ThresholdProgram, float] | None = None
 
     stopped = "rounds"  # why the loop ends without meeting epsilon: rounds, time, exhausted
@@ -230,7 +254,13 @@ def solve_located(
             sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=limit, verbose=verbose)
         record = Round(
             round=index,
-            phase=(phase if window is None else f"search within {_signals(reach)} of the seed")
+            phase=(
+                "zoom at the seed's locations"
+                if seeded
+                else phase
+                if window is None
+                else f"search within {_signals(reach)} of the seed"
+            )
             + ("" if written == representation else f", {written} products"),
             breakpoints=k,
             box=None if box is None else half_width,
@@ -262,9 +292,9 @@ def solve_located(
             if half_width is None:  # the whole box failed: these locations hold no equilibrium
                 assert locations is not None
                 excluded.append(locations)
-                # the search's grid admitted them: search again on a finer one
-                search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
-                locations, half_width, zoom_k = None, None, search_k
+                if not seeded:  # the search's grid admitted them: search again on a finer one
+                    search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
+                locations, half_width, zoom_k, seeded = None, None, search_k, False
             else:  # widen to the whole range, on a finer grid, before giving the locations up
                 half_width = None
                 zoom_k = 2 * zoom_k - 1
@@ -297,6 +327,7 @@ def solve_located(
             break
         locations = read_locations(m)
         fractions = {key: float(v) for key, v in layer.fractions(m).items()}
+        seeded = False
         half_width = FIRST_BOX if half_width is None else half_width / 4.0
     if best is None or (target is not None and best[0] > target and not exact):
         done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"

@@ -26,7 +26,6 @@ solves and certificates together.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +40,7 @@ from .models.errors import SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
-from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, seed_profile
+from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
 from .solvers import get_backend
 
 #: Rounds allowed when none is given.
@@ -69,13 +68,6 @@ class NashRounds:
     bound: float
     rounds: list[Round] = field(default_factory=list)
     seed_iterations: int = 0
-
-
-def first_box(nash_conv: float) -> float:
-    """Half-width of the first box around a profile with this certified NashConv: a
-    profile within ``d`` of an equilibrium loses about ``d`` (or ``d**2``), so the box
-    starts at four times the square root, within [1e-3, 1/4]."""
-    return min(0.25, max(1e-3, 4.0 * math.sqrt(max(nash_conv, 0.0))))
 
 
 def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float:

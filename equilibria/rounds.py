@@ -9,6 +9,7 @@ each round's certified NashConv goes into the answer's ``curve``.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -73,6 +74,13 @@ def rounds_table(rounds: list[Round]) -> list[dict]:
     return [r.row() for r in rounds]
 
 
+def first_box(nash_conv: float) -> float:
+    """Half-width of the first box around a profile with this certified NashConv: a
+    profile within ``d`` of an equilibrium loses about ``d`` (or ``d**2``), so the box
+    starts at four times the square root, within [1e-3, 1/4]."""
+    return min(0.25, max(1e-3, 4.0 * math.sqrt(max(nash_conv, 0.0))))
+
+
 def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[list[np.ndarray], float, int]:
     """CFR+ for at most ``seconds`` or until the certified NashConv is at most ``target``:
     (the average realization plans, their certified NashConv, iterations)."""
@@ -100,6 +108,7 @@ __all__ = [
     "SEED_TARGET",
     "Round",
     "TimeLimitReached",
+    "first_box",
     "rounds_table",
     "seed_profile",
 ]
