@@ -14,10 +14,13 @@ player Kuhn poker: 261 products; with HiGHS no profile in 300 s at the breakpoin
    falls with ``h**2``. The regret rows allow each sequence the products' error measured
    where the solver lands (:func:`~equilibria.formulations.mip_nash.mip_nash` with
    ``measured``: zero on grid points), so the program admits every exact equilibrium in
-   the box. A solved round's profile is certified and becomes the next centre with ``h``
-   four times smaller; a box with no solution holds no equilibrium, and ``h`` grows four-
-   fold. From ``h >= 1/2`` on the box is the whole space: a search of the program over all
-   supports, whose grid doubles its segments each time it is needed again.
+   the box. A solved round's profile is certified; when it beats the centre (the best
+   profile so far, the seed included) it becomes the centre and ``h`` shrinks four-fold
+   (and to the box its NashConv suggests), otherwise the box holds an equilibrium that the
+   grid is too coarse to pin down, and the grid doubles its segments. A box with no
+   solution holds no equilibrium, and ``h`` grows four-fold. From ``h >= 1/2`` on the box
+   is the whole space: a search of the program over all supports, whose grid doubles its
+   segments each time it is needed again.
 
 Every round's certified NashConv goes into the answer's ``curve``, beside the bound the
 program proves at its solution. The limits (``time_limit``, ``rounds``) bound seed, builds,
@@ -26,6 +29,7 @@ solves and certificates together.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,6 +139,10 @@ def solve_rounds(
         )
     )
     half_width: float | None = first_box(seed_nc)
+    center_nc = seed_nc  # the centre is the best profile certified so far, the seed included
+    # around the centre: the widest box shown to hold no equilibrium, and the narrowest
+    # whose program answered worse than the centre (too wide for its grid)
+    no_equilibrium, too_coarse = 0.0, math.inf
     best: NashRounds | None = None
     stopped = "rounds"
     for index in range(1, max_rounds + 1):
@@ -177,7 +185,8 @@ def solve_rounds(
                     f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
                 )
             assert half_width is not None  # a box was given
-            half_width *= 4.0  # no equilibrium in this box: look wider
+            no_equilibrium = half_width  # look wider, below any box known to answer
+            half_width = 4.0 * half_width if math.isinf(too_coarse) else math.sqrt(half_width * too_coarse)
             continue
         if sol.status != "optimal":
             if sol.status == "time_limit":
@@ -196,13 +205,23 @@ def solve_rounds(
             )
         if nash_conv <= target:
             break
-        center = plans
-        if box is None:  # the whole space gave this: refine around it, search finer next time
+        if box is None:  # the whole space gave this: search finer next time
             search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
-            half_width = first_box(nash_conv)
-        else:
-            assert half_width is not None
-            half_width /= 4.0
+        if nash_conv < center_nc:  # a better centre: refine around it
+            center, center_nc = plans, nash_conv
+            half_width = first_box(nash_conv) if half_width is None else min(half_width / 4.0, first_box(nash_conv))
+            no_equilibrium, too_coarse = 0.0, math.inf
+        elif half_width is not None:
+            # the box is too wide for its grid: narrow it (a narrower box costs no binaries),
+            # and once it meets a box without equilibria, refine the grid instead
+            too_coarse = half_width
+            narrower = (
+                half_width / 4.0 if half_width / 4.0 > 2.0 * no_equilibrium else math.sqrt(half_width * no_equilibrium)
+            )
+            if narrower > 1.25 * no_equilibrium:
+                half_width = narrower
+            else:
+                zoom_k = min(2 * zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
     if best is None or best.nash_conv > target:
         done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
         why = {
