@@ -1,11 +1,13 @@
-"""Games with three and four players: the threshold command's certified NashConv per product
-representation and backend, beside OpenSpiel's CFR and CFR+.
+"""Games with three and four players: the threshold and nash commands' certified NashConv per
+product representation and backend, beside OpenSpiel's CFR and CFR+.
 
 Threshold cells: ``equilibria threshold GAME --epsilon 0.01 --time-limit L --json`` for
 three-player Kuhn, generalized Kuhn with three players and 4, 6 and 8 cards, and
 four-player Kuhn, with the products on the default (log on HiGHS), sos2, log and exact on
-SCIP, and exact on Gurobi when ``gurobipy`` imports. Each cell is one run of the command in a
-process of its own under ``nice -n 19``, killed ``--grace`` seconds after its time limit, so
+SCIP, and exact on Gurobi when ``gurobipy`` imports; on the games whose shipped model holds
+also cc, incremental and dlog on HiGHS and cc on SCIP. MIP Nash cells: ``equilibria nash GAME
+--epsilon 0.01`` with log products on HiGHS, sos2 on SCIP and exact on SCIP (no epsilon).
+Each cell is one run of the command in a process of its own under ``nice -n 19``, killed ``--grace`` seconds after its time limit, so
 a solver that stops responding or takes the process down costs one row. A cell's status is
 ``answered`` (exit 0: the certified NashConv is at most epsilon, or ``exact``'s single
 round ended), ``time limit`` (the best NashConv certified by then and the rounds run are
@@ -64,6 +66,12 @@ SETTINGS = (  # (products, backend); None: the command's defaults, no flags
     ("log", "scip"),
     ("exact", "scip"),
 )
+# the other representations, on the games whose model holds (elsewhere every setting runs
+# into the limit: the shipped model holds no equilibrium of those games)
+MORE_SETTINGS = (("cc", "highs"), ("incremental", "highs"), ("dlog", "highs"), ("cc", "scip"))
+MODEL_HOLDS = ("kuhn:players=3", "generalized_kuhn:players=3,cards=4")
+# MIP Nash needs no model: its rounds on every game
+NASH_SETTINGS = (("log", "highs"), ("sos2", "scip"), ("exact", "scip"))
 OPENSPIEL = {"kuhn:players=3": "kuhn_poker(players=3)", "kuhn:players=4": "kuhn_poker(players=4)"}
 CHECKPOINTS = (1.0, 2.0, 5.0, 10.0, 20.0, 40.0)
 FIELDS = [
@@ -129,13 +137,17 @@ def last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def threshold_cell(game: str, products: str | None, backend: str | None, limit: float, grace: float) -> dict:
-    cmd = [str(CLI), "threshold", game, "--epsilon", str(EPSILON), "--time-limit", f"{limit:g}", "--json"]
+def threshold_cell(
+    game: str, products: str | None, backend: str | None, limit: float, grace: float, route: str = "threshold"
+) -> dict:
+    cmd = [str(CLI), route, game, "--time-limit", f"{limit:g}", "--json"]
+    if products != "exact":  # exact products have no epsilon: one program, certified
+        cmd += ["--epsilon", str(EPSILON)]
     if products is not None:
         cmd += ["--products", products, "--backend", backend]
     row = {
         "game": game,
-        "solver": "equilibria threshold",
+        "solver": f"equilibria {route}",
         "products": products or "log (default)",
         "backend": backend or "highs (default)",
     }
@@ -278,15 +290,20 @@ def main() -> None:
     for index, game in enumerate(games):
         if game == DROPPED_FIRST:
             left = games[index:]
-            worst = sum(len(settings) * (limits[g] + args.grace) for g in left) + openspiel_worst
+            cells = len(settings) + len(NASH_SETTINGS)
+            worst = sum(cells * (limits[g] + args.grace) for g in left) + openspiel_worst
             if time.perf_counter() - start + worst > 60.0 * args.budget:
                 row = {"game": game, "solver": "equilibria threshold", "status": "skipped"}
                 row["note"] = f"dropped: the cells left could overrun --budget {args.budget:g} min"
                 rows.append(row)
                 print_row(row)
                 continue
-        for products, backend in settings:
+        extra = MORE_SETTINGS if game in MODEL_HOLDS and not args.quick else ()
+        for products, backend in [*settings, *extra]:
             rows.append(threshold_cell(game, products, backend, limits[game], args.grace))
+            print_row(rows[-1])
+        for products, backend in NASH_SETTINGS if not args.quick else NASH_SETTINGS[:1]:
+            rows.append(threshold_cell(game, products, backend, limits[game], args.grace, route="nash"))
             print_row(rows[-1])
     if not gurobi:
         row = {"game": "(every game)", "solver": "equilibria threshold", "products": "exact", "backend": "gurobi"}

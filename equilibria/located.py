@@ -166,6 +166,7 @@ def solve_located(
     history: list[Round] = []
     guess: dict[str, float] = {}
     reach: float | None = None
+    seed_nc = fitted = 0.0
     if target is not None:
         # the seed: where CFR+'s profile puts the thresholds, a guess that narrows the search
         # (one program on a given grid searches everywhere, as a sweep over breakpoints wants)
@@ -340,7 +341,14 @@ def solve_located(
             ),
         }[stopped]
         if best is None:
-            raise TimeLimitReached(f"no answer {done}{why[0]}; {why[1]}", history)
+            hint = ""
+            if guess and fitted > 10.0 * max(seed_nc, target or 0.0):
+                # CFR+ found an equilibrium, and no profile following the model comes close to it
+                hint = (
+                    f" (CFR+ reached NashConv {seed_nc:.1e}, the model's closest thresholds only {fitted:.1e}: "
+                    "the model may describe no equilibrium of this game; `equilibria nash` needs no model)"
+                )
+            raise TimeLimitReached(f"no answer {done}{why[0]}{hint}; {why[1]}", history)
         raise TimeLimitReached(
             f"the best certified NashConv {best[0]:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
             history,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models.errors import SolverError
+from ..models.errors import EquilibriaError, SolverError
 from .base import Backend, Capabilities, Solution, Status, is_mip, quiet_logger, register_family
 
 if TYPE_CHECKING:
@@ -67,6 +67,11 @@ KNOWN = {
 }
 
 
+#: Words with which solver libraries say that a model exceeds their license's size
+#: (gurobipy: "Model too large for size-limited license"; xpress: "... maximum is 5000").
+LICENSE_WORDS = ("size-limited", "too large", "maximum is", "license")
+
+
 def solve_with_solver_factory(
     model: Any,
     name: str,
@@ -112,6 +117,13 @@ def solve_with_solver_factory(
                 raise
             model.del_component(model.dual)
             results = opt.solve(model, tee=verbose, load_solutions=False)
+    except (EquilibriaError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # the solver library's own error (a license's size, a bad option): one line
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        beyond = any(word in text.lower() for word in LICENSE_WORDS)
+        what = "the model is beyond its license's size" if beyond else "it failed"
+        raise SolverError(f"solver '{name}': {what}: {text}") from exc
     finally:
         if placeholder is not None:
             model.del_component(placeholder)

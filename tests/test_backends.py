@@ -354,3 +354,23 @@ def test_registry_imports_no_solver_package():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["gurobi", "pyomo:gurobi_direct", "xpress", "pyomo:xpress_direct"])
+def test_a_model_beyond_a_free_license_is_one_solver_error(name):
+    """Pyomo models go to the solver's Pyomo interface, which raises the library's own
+    error on a model beyond the pip license: it must arrive as one SolverError line."""
+    if name not in available_backends():
+        pytest.skip(f"backend {name} is not installed here")
+    import pyomo.environ as pyo
+
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(range(6000), bounds=(0, 1))
+    model.y = pyo.Var(domain=pyo.Binary)  # a MIP, so a model with SOS or products takes the same road
+    model.row = pyo.Constraint(range(6000), rule=lambda m, i: m.x[i] <= m.y)
+    model.sos = pyo.SOSConstraint(var=model.x, index=[0, 1, 2], sos=2)
+    model.obj = pyo.Objective(expr=sum(model.x.values()), sense=pyo.maximize)
+    with pytest.raises(SolverError) as info:
+        solve_model(model, name)
+    text = str(info.value)
+    assert "\n" not in text and "license" in text
