@@ -7,8 +7,9 @@ four-player Kuhn, with the products on the default (log on HiGHS), sos2, log and
 SCIP, and exact on Gurobi when ``gurobipy`` imports; on the games whose shipped model holds
 also cc, incremental and dlog on HiGHS and cc on SCIP. MIP Nash cells: ``equilibria nash GAME
 --epsilon 0.01`` with log products on HiGHS, sos2 on SCIP and exact on SCIP (no epsilon).
-Each cell is one run of the command in a process of its own under ``nice -n 19``, killed ``--grace`` seconds after its time limit, so
-a solver that stops responding or takes the process down costs one row. A cell's status is
+Each cell is one run of the command in a process of its own under ``nice -n 19``, killed
+``--grace`` seconds after its time limit, so a solver that stops responding or takes the
+process down costs one row. A cell's status is
 ``answered`` (exit 0: the certified NashConv is at most epsilon, or ``exact``'s single
 round ended), ``time limit`` (the best NashConv certified by then and the rounds run are
 read from the error line), ``infeasible``, ``error`` (another error line) or ``crashed``
