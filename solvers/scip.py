@@ -89,6 +89,9 @@ def solve_scip(
         if is_lp and status == Status.OPTIMAL:
             by_name = {c.name: c for c in m.getConss()}
             duals = np.array([m.getDualsolLinear(by_name[n]) if n in by_name else 0.0 for n in problem.row_names()])
+            if problem.maximize:  # SCIP reports the duals of the minimisation it solves
+                duals = -duals
+            _singleton_row_duals(problem, x, duals)
     dual_bound = float(m.getDualbound()) if status in (Status.OPTIMAL, Status.TIME_LIMIT) else None
     return Solution(
         status=status,
@@ -101,6 +104,36 @@ def solve_scip(
         dual_objective=dual_bound,
         message=m.getStatus(),
     )
+
+
+def _singleton_row_duals(problem: LinearProgram, x: np.ndarray, duals: np.ndarray) -> None:
+    """Fill in the duals of rows with one nonzero, in place (duals in the common sign
+    convention: ``c - A'y`` are the reduced costs).
+
+    SCIP keeps a linear constraint on one variable as a bound of that variable, not as a
+    row of its LP, and reports no dual for it (0). Where such a row holds with equality
+    and its variable lies strictly inside its own bounds, the variable's reduced cost is
+    zero, which fixes the row's dual from the other rows' duals. Without this, strategies
+    read from duals were exploitable on random games whose sequence-form LP has such a row.
+    """
+    A = problem.A.tocsc()
+    rows = problem.A.tocsr()
+    counts = np.diff(rows.indptr)
+    tolerance = 1e-9
+
+    def at(value: float, bounds: tuple[float, float]) -> bool:
+        return any(np.isfinite(b) and abs(value - b) <= tolerance * (1.0 + abs(b)) for b in bounds)
+
+    for i in np.flatnonzero(counts == 1):
+        j = int(rows.indices[rows.indptr[i]])
+        a = float(rows.data[rows.indptr[i]])
+        if a == 0.0 or not at(a * x[j], (problem.row_lower[i], problem.row_upper[i])):
+            continue
+        if at(x[j], (problem.col_lower[j], problem.col_upper[j])):
+            continue  # a bound of its own may carry the multiplier
+        column = slice(A.indptr[j], A.indptr[j + 1])
+        others = float(A.data[column] @ duals[A.indices[column]]) - a * duals[i]
+        duals[i] = (problem.c[j] - others) / a
 
 
 @register

@@ -164,6 +164,32 @@ def test_duals_give_an_unexploitable_opponent(name, kuhn_lp):
     assert game.exploitability < 1e-8
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("maximize", [False, True])
+def test_duals_of_rows_with_one_nonzero_are_the_closed_form(name, maximize):
+    """min (or max -) x + 2y with x + y >= 3 and, on one variable each, 2x <= 4 and
+    y >= 1/2: at (2, 1) the duals are 2 on x + y >= 3, -1/2 on 2x <= 4 and 0 on the slack
+    y >= 1/2 (the variables are free, so every multiplier is a row's, and unique). A solver that keeps a one-variable row as a
+    bound (SCIP) must still report its dual."""
+    backend = backend_or_skip(name, 3, 2)
+    if not backend.capabilities.duals:
+        pytest.skip(f"{name} returns no duals")
+    sign = -1.0 if maximize else 1.0
+    program = lp(
+        "singletons",
+        [sign * 1.0, sign * 2.0],
+        [[1, 1], [2, 0], [0, 1]],
+        [3, -np.inf, 0.5],
+        [np.inf, 4, np.inf],
+        [-np.inf, -np.inf],
+        [np.inf, np.inf],
+        maximize=maximize,
+    )
+    sol = backend.solve_lp(program, duals=True)
+    assert sol.x == pytest.approx([2.0, 1.0], abs=1e-7)
+    assert sol.row_duals == pytest.approx(sign * np.array([2.0, -0.5, 0.0]), abs=1e-7)
+
+
 @pytest.mark.parametrize("name", [n for n in NAMES if not n.startswith("pyomo:")])
 def test_threshold_program(name):
     backend = backend_or_skip(name)

@@ -82,3 +82,51 @@ def test_profile_check_accepts_gambit_kuhn_equilibrium(tmp_path):
     eq = equilibrium(gbt.nash.lp_solve(gg, rational=False))
     assert is_behavior_profile(eq, gg)
     assert first_payoff(eq, gg) == pytest.approx(-1 / 18, abs=1e-12)
+
+
+# ---------------------------------------------------------------- every LP backend
+def _lp_backends() -> list[str]:
+    from equilibria.solvers import available_backends, get_backend
+
+    return [name for name in sorted(available_backends()) if get_backend(name).capabilities.lp]
+
+
+@pytest.fixture(scope="module")
+def hundred_games_with_gambit_values(tmp_path_factory):
+    """100 random zero-sum games (seeds 0..99 with at least two information sets a player)
+    and Gambit's value of each (its exact LCP where its LP profile is invalid)."""
+    scratch = tmp_path_factory.mktemp("games")
+    out = []
+    seed = 0
+    while len(out) < 100:
+        game = random_game(seed)
+        seed += 1
+        if min(game.counts().infosets) < 2:
+            continue
+        path = scratch / f"{seed}.efg"
+        write_efg(game, path)
+        gg = gbt.read_efg(str(path))
+        theirs = equilibrium(gbt.nash.lp_solve(gg, rational=False))
+        if not is_behavior_profile(theirs, gg):
+            theirs = equilibrium(gbt.nash.lcp_solve(gg, rational=True))
+        out.append((seed - 1, game, first_payoff(theirs, gg)))
+    return out
+
+
+@pytest.mark.parametrize("backend", _lp_backends())
+def test_every_backend_certifies_one_hundred_random_games(backend, hundred_games_with_gambit_values):
+    """Each installed LP backend (HiGHS, SCIP, Clarabel in CI; the others where installed
+    and within their license) returns Gambit's value and a strategy pair certified to 1e-6
+    on the same 100 games: a backend whose duals are read wrongly is caught here."""
+    from equilibria.formulations import sequence_form_lp
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.solvers import get_backend
+
+    known = get_backend(backend)
+    for seed, game, value in hundred_games_with_gambit_values:
+        lp = sequence_form_lp(SequenceForm(game), 0)
+        if not known.fits(lp.num_rows, lp.num_cols):
+            continue
+        ours = equilibria.solve_game(game, backend=backend)
+        assert ours.value == pytest.approx(value, abs=1e-6), (backend, seed)
+        assert ours.exploitability <= 1e-6, (backend, seed, ours.exploitability)
