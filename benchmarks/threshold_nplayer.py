@@ -174,7 +174,10 @@ def threshold_cell(
             **row,
             "status": "answered",
             "nash_conv": f"{nash_conv:.3e}" if nash_conv is not None else "",
-            "promised_epsilon": f"{answer['promised_epsilon']:.4g}" if answer.get("promised_epsilon") else "",
+            # threshold answers name it promised_epsilon, nash answers promised_nash_conv
+            "promised_epsilon": next(
+                (f"{answer[k]:.4g}" for k in ("promised_epsilon", "promised_nash_conv") if answer.get(k)), ""
+            ),
             "rounds": len(answer.get("curve") or []),
             "binaries": answer.get("binaries", ""),
             "note": note,

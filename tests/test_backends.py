@@ -169,8 +169,8 @@ def test_duals_give_an_unexploitable_opponent(name, kuhn_lp):
 def test_duals_of_rows_with_one_nonzero_are_the_closed_form(name, maximize):
     """min (or max -) x + 2y with x + y >= 3 and, on one variable each, 2x <= 4 and
     y >= 1/2: at (2, 1) the duals are 2 on x + y >= 3, -1/2 on 2x <= 4 and 0 on the slack
-    y >= 1/2 (the variables are free, so every multiplier is a row's, and unique). A solver that keeps a one-variable row as a
-    bound (SCIP) must still report its dual."""
+    y >= 1/2 (the variables are free, so every multiplier is a row's, and unique). A
+    solver that keeps a one-variable row as a bound (SCIP) must still report its dual."""
     backend = backend_or_skip(name, 3, 2)
     if not backend.capabilities.duals:
         pytest.skip(f"{name} returns no duals")
