@@ -175,7 +175,7 @@ def test_exact_products_on_scip_answer_or_fail_in_one_line():
     line, never by a signal."""
     res = run_cli(
         "threshold", "generalized_kuhn:players=3,cards=6", "--products", "exact", "--backend", "scip",
-        "--epsilon", "0.01", "--time-limit", "60", "--json",
+        "--epsilon", "0.01", "--time-limit", "20", "--json",
     )  # fmt: skip
     if res.returncode == 0:
         assert json.loads(res.stdout)["nash_conv"] <= 0.01
