@@ -154,6 +154,12 @@ def _row_ids(*columns, dense: bool = True) -> np.ndarray:
                 _, key = np.unique(key, return_inverse=True)
                 key = key.reshape(-1).astype(np.int64)
                 size = int(key.max()) + 1
+            if size * span >= _KEY_LIMIT:
+                # the column's values lie too far apart to pack (lossy GameShrink's costs
+                # as integers): number them, which keeps equality and needs only n values
+                _, col = np.unique(col, return_inverse=True)
+                col = col.reshape(-1).astype(np.int64)
+                low, span = 0, int(col.max()) + 1
             key *= span
             key += col
             if low:

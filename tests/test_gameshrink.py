@@ -190,3 +190,24 @@ def test_sweep_script_writes_its_table(tmp_path):
     assert rows[-1]["threshold"] == 0 and rows[-1]["exploitability"] <= 1e-9
     assert rows[0]["rows"] < rows[-1]["rows"]
     assert (tmp_path / "sweep_generalized_kuhn_cards12.csv").is_file()
+
+
+@pytest.mark.parametrize("ranks", [4, 5, 6])
+def test_lossy_gameshrink_on_larger_leduc_decks_packs_its_costs(ranks, tmp_path):
+    """Lossy matching costs packed as integers overflowed int64 on Leduc with 4-8 ranks
+    (OverflowError): the sweep must run, shrink more as the threshold grows, and at
+    threshold 0 keep the value of the LP on the unabstracted game."""
+    from equilibria.scripts import gameshrink_sweep
+
+    spec = f"leduc:ranks={ranks}"
+    full = solve_game(spec)
+    coarse, lossless = solve_shrunk(spec, 0.5), solve_shrunk(spec, 0.0)
+    assert coarse.report.infosets_after[0] < lossless.report.infosets_after[0]
+    assert lossless.value == pytest.approx(full.value, abs=1e-9) and lossless.exploitability <= 1e-7
+    assert coarse.exploitability >= 0.0  # certified in the full game, whatever the abstraction lost
+    rows = gameshrink_sweep.run(spec, [0.9, 0.5, 0], tmp_path, plot=False)
+    assert [r["rows"] for r in rows] == sorted(r["rows"] for r in rows)
+
+
+def test_cli_lossy_shrink_of_leduc_with_four_ranks_answers():
+    assert main(["shrink", "leduc:ranks=4", "--threshold", "0.5", "--quiet"]) == 0
