@@ -124,7 +124,7 @@ class Answer:
         """The answer as an OpenSpiel ``TabularPolicy``, for games loaded from OpenSpiel
         (``openspiel:GAME``), whose information states and action ids the game keeps."""
         from .models.errors import EquilibriaError
-        from .models.openspiel_io import to_tabular_policy
+        from .models.openspiel_io import pyspiel_module, to_tabular_policy
 
         game = None if self.sequence_form is None else self.sequence_form.game
         source = getattr(game, "openspiel", None)
@@ -132,9 +132,7 @@ class Answer:
             raise EquilibriaError(
                 "only answers on games loaded from OpenSpiel (openspiel:GAME) export as a TabularPolicy"
             )
-        import pyspiel
-
-        return to_tabular_policy(pyspiel.load_game(source.game_string), game, self.behaviors)
+        return to_tabular_policy(pyspiel_module().load_game(source.game_string), game, self.behaviors)
 
     def details(self) -> dict:
         """Route-specific figures added to :meth:`to_dict` (overridden by routes)."""

@@ -65,8 +65,20 @@ class OpenSpielSource:
         return self.action_ids[start : start + int(game.infoset_num_actions[k])]
 
 
+def pyspiel_module() -> Any:
+    """OpenSpiel's ``pyspiel``, or OpenSpielError saying how to install it (it is an
+    optional extra: games named ``openspiel:GAME`` and OpenSpiel policies need it)."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise OpenSpielError(
+            "OpenSpiel games need OpenSpiel, which is not installed: pip install 'equilibria[openspiel]'"
+        ) from None
+    return pyspiel
+
+
 def _load(game_or_string: Any) -> Any:
-    import pyspiel
+    pyspiel = pyspiel_module()
 
     if isinstance(game_or_string, str):
         # OpenSpiel writes its own complaints (the list of every game, a parameter's type) to
@@ -99,7 +111,7 @@ def _captured_stderr() -> Iterator[Callable[[], str]]:
 
 def _check_kind(os_game: Any, name: str) -> None:
     """Refuse games that have no finite sequential tree with explicit chance."""
-    import pyspiel
+    pyspiel = pyspiel_module()
 
     gt = os_game.get_type()
     if gt.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
@@ -319,9 +331,9 @@ def to_tabular_policy(os_game: Any, game: ExtensiveGame, behaviors: Sequence[np.
     ``open_spiel.python.policy.TabularPolicy`` whose rows hold those probabilities at the
     matching OpenSpiel action ids (zero at ids that are not legal).
     """
+    os_game = _load(os_game)  # first: without OpenSpiel this says how to install it
     from open_spiel.python import policy as os_policy
 
-    os_game = _load(os_game)
     source = _source(game)
     if len(behaviors) != game.num_players:
         raise OpenSpielError(f"{len(behaviors)} behaviour strategies for {game.num_players} players")

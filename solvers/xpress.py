@@ -100,7 +100,20 @@ def solve_xpress(
     for key, value in (options or {}).items():
         p.setControl(key, value)
     t2 = time.perf_counter()
-    p.optimize()
+    try:
+        p.optimize()
+    except xp.SolverError as exc:
+        text = " ".join(str(exc).split())
+        beyond = "maximum is" in text or "too many" in text
+        raise SolverError(
+            f"backend 'xpress': {text}"
+            + (
+                f" (this problem has {problem.num_rows} rows and {problem.num_cols} columns; "
+                f"the Community license admits {COMMUNITY_LIMIT} together)"
+                if beyond
+                else ""
+            )
+        ) from exc
     t3 = time.perf_counter()
     sol_status = int(p.attributes.solstatus)
     stop = int(p.attributes.stopstatus)
