@@ -3,7 +3,6 @@ it (a subprocess, so the exit status, standard output and standard error are the
 ones) and holds it to the command-line contract: an answer with exit 0, or one line on
 standard error and exit 2, never a traceback."""
 
-import json
 import subprocess
 import sys
 
