@@ -29,6 +29,7 @@ import logging
 import math
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -105,6 +106,10 @@ class Cell:
         if not self.params:
             return self.game
         return self.game + ":" + ",".join(f"{k}={_text(v)}" for k, v in self.params)
+
+    def describe(self) -> str:
+        """The cell in a few words: its game and options (``kuhn:players=3 breakpoints=9``)."""
+        return " ".join([self.spec, *(f"{k}={_text(v)}" for k, v in self.options)])
 
     @property
     def key(self) -> str:
@@ -595,19 +600,41 @@ class _Progress:
             return
         now = time.perf_counter()
         if now - self.last >= PROGRESS_EVERY or self.done == self.total:
-            self.last = now
-            log.info(
-                "sweep: %d of %d cells done (%d errors), %.0f s", self.done, self.total, self.errors, now - self.start
-            )
+            self._say(now, [])
+
+    def tick(self, running: list[tuple[Cell, float]]) -> None:
+        """Between cells: say every few seconds which cells are running, and for how long,
+        so that a long cell does not look like a stalled sweep."""
+        now = time.perf_counter()
+        if self.show and self.bar is None and running and now - self.last >= PROGRESS_EVERY:
+            self._say(now, running)
+
+    def _say(self, now: float, running: list[tuple[Cell, float]]) -> None:
+        self.last = now
+        busy = "; running " + ", ".join(f"{cell.describe()} ({now - since:.0f} s)" for cell, since in running)
+        log.info(
+            "sweep: %d of %d cells done (%d errors), %.0f s%s",
+            self.done,
+            self.total,
+            self.errors,
+            now - self.start,
+            busy if running else "",
+        )
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, Any]], None]) -> None:
+def _run_local(
+    cells: list[Cell],
+    workers: int,
+    finished: Callable[[dict[str, Any]], None],
+    tick: Callable[[list[tuple[Cell, float]]], None] = lambda running: None,
+) -> None:
     """Run ``cells`` in ``workers`` processes (0: in this process), at most ``workers`` in
-    flight, calling ``finished`` with each row in this process."""
+    flight, calling ``finished`` with each row in this process and ``tick`` between waits
+    with the cells in flight and when each started."""
     if workers <= 0:
         for cell in cells:
             finished(run_cell(cell))
@@ -618,6 +645,7 @@ def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, An
 
     todo = list(reversed(cells))
     context = multiprocessing.get_context("spawn")
+    _quiet_resource_tracker()
 
     def new_pool() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -626,13 +654,16 @@ def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, An
 
     pool = new_pool()
     running: dict[Future, Cell] = {}
+    started: dict[Future, float] = {}
     try:
         while todo or running:
             while todo and len(running) < workers:
                 cell = todo.pop()
-                running[pool.submit(run_cell, cell)] = cell
+                future = pool.submit(run_cell, cell)
+                running[future], started[future] = cell, time.perf_counter()
             # wake up often: an interrupt is seen between waits, not after the next cell
             done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+            tick([(running[f], started[f]) for f in running if f not in done])
             broken = False
             for future in done:
                 cell = running.pop(future)
@@ -652,6 +683,20 @@ def _run_local(cells: list[Cell], workers: int, finished: Callable[[dict[str, An
         _kill(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its leak warning off. An interrupted
+    sweep leaves at once (os._exit), before the pool's queues release their semaphores;
+    the tracker then unlinks them itself, as it should, but also prints a UserWarning
+    that reads like a fault. The tracker takes its warning filters from this process's
+    ``-W`` options when it starts."""
+    from multiprocessing import resource_tracker
+
+    rule = "ignore::UserWarning:multiprocessing.resource_tracker"
+    if rule not in sys.warnoptions:
+        sys.warnoptions.append(rule)
+    resource_tracker.ensure_running()
 
 
 def _orphan_exits(parent: int) -> None:
@@ -768,7 +813,7 @@ def run_sweep(
         if scheduler is not None:
             _run_dask(todo, scheduler, finished)
         else:
-            _run_local(todo, workers, finished)
+            _run_local(todo, workers, finished, bar.tick)
     finally:
         bar.close()
         table = store.consolidate(order)

@@ -54,6 +54,9 @@ def entry() -> NoReturn:
     """Run the command line in a process of its own: exit status as :func:`cli.main`
     returns it, 130 within a second of Ctrl-C whatever the process is doing."""
     if hasattr(signal, "pthread_sigmask"):
+        # a shell starts background commands with SIGINT ignored, and the interrupt below
+        # reaches the main thread only through Python's own handler: put it back
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         # block SIGINT before any other thread exists, so every thread inherits the mask
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()

@@ -363,6 +363,20 @@ class Backend:
         return f"<backend {self.name}: {', '.join(self.capabilities.supported())}>"
 
 
+def progress_text(seconds: float, nodes: int, primal: float | None, dual: float | None) -> str:
+    """One progress line of a branch-and-bound solve: nodes, incumbent, bound and gap."""
+    parts = [f"{seconds:.0f} s", f"{nodes:,} nodes"]
+    finite = [v is not None and abs(v) < 1e19 for v in (primal, dual)]
+    parts.append(f"incumbent {primal:.6g}" if finite[0] else "no incumbent yet")
+    if finite[1]:
+        parts.append(f"bound {dual:.6g}")
+    if all(finite):
+        assert primal is not None and dual is not None
+        gap = abs(primal - dual) / max(abs(primal), 1e-9)
+        parts.append(f"gap {100 * gap:.2f}%")
+    return ", ".join(parts)
+
+
 # ---- registry ---------------------------------------------------------------------------
 
 _REGISTRY: dict[str, Backend] = {}

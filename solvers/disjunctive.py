@@ -133,7 +133,9 @@ def solve_native_scip(
     for key, value in (options or {}).items():
         scip.setParam(key, value)
     t1 = time.perf_counter()
-    scip.optimize()
+    from .scip import run_scip
+
+    run_scip(scip)
     t2 = time.perf_counter()
     st = scip.getStatus()
     status = _SCIP_STATUS.get(st, Status.UNKNOWN)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..models.errors import OutputError, SolverError
 from ..models.output import atomic_output
-from .base import Backend, Capabilities, Solution, Status, is_mip, register
+from .base import Backend, Capabilities, Solution, Status, is_mip, progress_text, register
 
 #: HighsModelStatus member name -> Status
 _STATUS = {
@@ -145,8 +145,15 @@ def _watch(h: highspy.Highs, counts: dict) -> None:
         counts["simplex"] = out.simplex_iteration_count
         counts["ipm"] = out.ipm_iteration_count
 
+    def record_mip(event: Any) -> None:
+        out = event.data_out
+        counts["nodes"] = int(out.mip_node_count)
+        counts["primal"] = float(out.mip_primal_bound)
+        counts["dual"] = float(out.mip_dual_bound)
+
     h.cbSimplexInterrupt += record
     h.cbIpmInterrupt += record
+    h.cbMipInterrupt += record_mip
 
 
 def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
@@ -180,9 +187,13 @@ def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
                 next_report = now + PROGRESS_EVERY
                 parts = []
                 for name, c in counts.items():
+                    if "nodes" in c:  # a MIP: nodes, incumbent, bound and gap
+                        parts.append(progress_text(now - start, c["nodes"], c["primal"], c["dual"]))
+                        continue
                     its = c.get("ipm") if name in ("ipx", "ipm", "hipo") else c.get("simplex")
-                    parts.append(f"{name} iteration {its}" if its and its > 0 else name)
-                _log.info("HiGHS %s: %.0f s", ", ".join(parts), now - start)
+                    what = "method of its choice" if name == "choose" else name
+                    parts.append(f"{what}, {now - start:.0f} s" + (f", iteration {its:,}" if its and its > 0 else ""))
+                _log.info("HiGHS: %s", "; ".join(parts))
     except BaseException:
         for h in solvers.values():
             h.cancelSolve()

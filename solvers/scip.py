@@ -5,14 +5,17 @@ SCIP's own indicator constraints."""
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .base import Backend, Capabilities, Solution, Status, is_mip, register
+from .base import Backend, Capabilities, Solution, Status, is_mip, progress_text, register
 from .highs import write_with_highs
 
 if TYPE_CHECKING:
@@ -32,6 +35,74 @@ _STATUS = {
     "userinterrupt": Status.INTERRUPTED,
     "terminate": Status.INTERRUPTED,
 }
+
+
+#: Seconds between progress reports of a running SCIP solve (logger ``equilibria.solvers``).
+PROGRESS_EVERY = 5.0
+
+_log = logging.getLogger("equilibria.solvers")
+
+
+def run_scip(m: Any, report: Callable[[str], None] | None = None) -> None:
+    """``m.optimize()`` that Ctrl-C can stop and that reports progress.
+
+    SCIP runs in a thread of its own without the interpreter lock (``optimizeNogil``), so
+    the calling thread waits in short steps: a KeyboardInterrupt reaches it at once, asks
+    SCIP to stop at its next node (from SCIP's own thread, through an event handler) and
+    propagates once SCIP has returned. Every :data:`PROGRESS_EVERY` seconds the nodes,
+    incumbent, bound and gap that the handler last recorded are passed to ``report``
+    (default: logged at INFO on ``equilibria.solvers``)."""
+    import pyscipopt
+
+    state: dict[str, Any] = {"stop": False, "nodes": 0, "primal": None, "dual": None}
+
+    class Watch(pyscipopt.Eventhdlr):
+        # caught for the solve only: SCIP drops them itself when the solve ends, so no
+        # Python code of ours runs while the model is freed (an interrupt there printed
+        # SCIP's error trail)
+        def eventinitsol(self) -> None:
+            for kind in (pyscipopt.SCIP_EVENTTYPE.NODESOLVED, pyscipopt.SCIP_EVENTTYPE.BESTSOLFOUND):
+                self.model.catchEvent(kind, self)
+
+        def eventexec(self, event: Any) -> dict:
+            state["nodes"] = self.model.getNNodes()
+            state["primal"] = self.model.getPrimalbound()
+            state["dual"] = self.model.getDualbound()
+            if state["stop"]:
+                self.model.interruptSolve()
+            return {}
+
+    m.includeEventhdlr(Watch(), "equilibria_watch", "progress and interrupts")
+    report = report or (lambda text: _log.info("SCIP: %s", text))
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            m.optimizeNogil()
+        except BaseException as exc:  # re-raised in the calling thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=run, name="scip", daemon=True)
+    start = time.perf_counter()
+    next_report = start + PROGRESS_EVERY
+    try:
+        thread.start()
+        while not done.wait(0.1):
+            now = time.perf_counter()
+            if now >= next_report:
+                next_report = now + PROGRESS_EVERY
+                report(progress_text(now - start, state["nodes"], state["primal"], state["dual"]))
+    except BaseException:
+        # SCIP stops at its next node; the interrupt does not wait for it (the thread
+        # holds the model, and a command that was interrupted leaves at once)
+        state["stop"] = True
+        thread.join(0.2)
+        raise
+    if failure:
+        raise failure[0]
 
 
 def solve_scip(
@@ -78,7 +149,7 @@ def solve_scip(
                 m.setSolVal(start, cols[n], value)
         m.addSol(start)
     t2 = time.perf_counter()
-    m.optimize()
+    run_scip(m)
     t3 = time.perf_counter()
     status = _STATUS.get(m.getStatus(), Status.UNKNOWN)
     x = duals = objective = None

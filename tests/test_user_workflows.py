@@ -3,8 +3,12 @@ it (a subprocess, so the exit status, standard output and standard error are the
 ones) and holds it to the command-line contract: an answer with exit 0, or one line on
 standard error and exit 2, never a traceback."""
 
+import signal
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +58,87 @@ def test_openspiel_games_without_open_spiel_installed_say_how_to_install_it():
     )
     line = one_line_refusal(run_python(code))
     assert "equilibria[openspiel]" in line
+
+
+# ---------------------------------------------------------------- interrupts and progress
+EQUILIBRIA = str(Path(sys.executable).with_name("equilibria"))
+
+
+def interrupted_after(delay: float, *args, until: str | None = None, timeout: float = 120.0):
+    """Start the ``equilibria`` console command, send SIGINT ``delay`` seconds in (or once
+    ``until`` appears on its standard error), and return (exit status, seconds from the
+    signal to the exit, standard error)."""
+    proc = subprocess.Popen([EQUILIBRIA, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True)
+    reader.start()
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc.poll() is not None:
+            break
+        if (until is None and time.monotonic() - start >= delay) or (until is not None and until in "".join(said)):
+            break
+        time.sleep(0.05)
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    status = proc.wait(timeout=30)
+    seconds = time.monotonic() - signalled
+    reader.join(5)
+    return status, seconds, "".join(said)
+
+
+def assert_clean_interrupt(status, seconds, stderr):
+    assert status == 130, (status, stderr)
+    assert seconds <= 1.0, seconds
+    assert stderr.strip().splitlines()[-1] == "equilibria: interrupted"
+    assert "Traceback" not in stderr and "Warning" not in stderr and "ERROR" not in stderr, stderr
+
+
+@pytest.mark.parametrize("delay", [1, 3])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("threshold", "kuhn:players=3", "--backend", "scip", "--epsilon", "1e-6"),
+        ("nash", "kuhn:players=3", "--products", "exact", "--backend", "scip"),
+        ("nash", "kuhn:players=4", "--products", "log", "--backend", "scip", "--epsilon", "1e-6"),
+    ],
+    ids=["threshold-scip", "nash-exact-scip", "nash-log-scip"],
+)
+def test_ctrl_c_during_a_scip_solve_exits_130_within_a_second(command, delay):
+    assert_clean_interrupt(*interrupted_after(delay, *command))
+
+
+def test_ctrl_c_started_in_the_background_still_unwinds_at_once(tmp_path):
+    """A shell starts background commands with SIGINT ignored; the command still stops
+    at once (not through its last-resort exit, which waits 0.8 s)."""
+    script = tmp_path / "run.sh"
+    script.write_text(
+        f'"{EQUILIBRIA}" threshold kuhn:players=3 --epsilon 1e-6 2> "{tmp_path}/err" &\n'
+        "pid=$!\nsleep 3\nkill -INT $pid\nwait $pid\necho $?\n"
+    )
+    start = time.monotonic()
+    res = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=60)
+    assert res.stdout.strip() == "130" and time.monotonic() - start < 3.7
+    assert (tmp_path / "err").read_text().strip().splitlines()[-1] == "equilibria: interrupted"
+
+
+def test_a_sweep_says_which_cells_run_and_stops_at_once_without_warnings(tmp_path):
+    status, seconds, stderr = interrupted_after(
+        0,
+        "sweep", "--route", "threshold", "--game", "kuhn:players=3", "--option", "breakpoints=3,4",
+        "--workers", "2", "-o", str(tmp_path / "sweep"),
+        until="running kuhn:players=3 breakpoints=",
+    )  # fmt: skip
+    assert_clean_interrupt(status, seconds, stderr)
+    assert "running kuhn:players=3 breakpoints=3 (" in stderr
+
+
+@pytest.mark.parametrize("backend,words", [("scip", "SCIP: 5 s, "), ("highs", "HiGHS: 5 s, ")])
+def test_a_mip_solve_reports_nodes_incumbent_and_bound_every_five_seconds(backend, words):
+    res = run_cli(
+        "threshold", "generalized_kuhn:players=3,cards=6", "--backend", backend, "--epsilon", "0.01",
+        "--time-limit", "15",
+    )  # fmt: skip
+    line = next(line for line in res.stderr.splitlines() if words in line)
+    assert " nodes, " in line and ("incumbent" in line)
+    assert "choose" not in res.stderr
