@@ -434,6 +434,15 @@ def threshold_milfp(
     )
     if epsilon is not None:
         tolerance = {key: epsilon / (shares * weight[key]) for key in all_terms}
+        if product_keys and not exact and any(approximation[key] > tolerance[key] for key in all_terms):
+            # both given, and the grid alone may cost more than epsilon: the program would
+            # then neither keep the promise nor admit every equilibrium
+            budget = {key: epsilon / (shares * weight[key]) for key in all_terms}
+            raise OptionError(
+                f"--breakpoints {breakpoints} is too coarse for --epsilon {epsilon:g}: its products may cost more "
+                f"than epsilon; give at least {_fewest_breakpoints(approximation_at, budget)} breakpoints, "
+                "or only one of the two"
+            )
     elif product_keys and exact:
         tolerance = dict.fromkeys(all_terms, EXACT_TOLERANCE)
     elif product_keys:

@@ -6,6 +6,7 @@ highspy is imported when a function here first needs it, so that registering the
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -248,6 +249,30 @@ def choose_lp_method(problem: Any) -> str:
     return "simplex" if density > 100 else "ipx"
 
 
+@functools.cache
+def hipo_missing() -> str | None:
+    """None when this highspy's HiGHS has the HiPO interior point, else what it lacks as
+    HiGHS reports it. Some wheels are built without it, and HiGHS then runs simplex when
+    HiPO is asked for, saying so only in its log: a tiny LP tells."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", False)
+    said: list[str] = []
+    h.cbLogging += lambda event: said.append(str(getattr(event, "message", "") or ""))
+    h.addVars(2, np.zeros(2), np.ones(2))
+    h.changeColsCost(2, np.array([0, 1]), np.array([1.0, 2.0]))
+    h.addRow(1.0, highspy.kHighsInf, 2, np.array([0, 1]), np.array([1.0, 1.0]))
+    h.setOptionValue("solver", "hipo")
+    h.setOptionValue("presolve", "off")
+    h.run()
+    if h.getInfo().ipm_iteration_count > 0:
+        return None
+    reason = next((line for line in said if "HiPO" in line), "")
+    return reason.split("unavailable:")[-1].strip() if "unavailable:" in reason else "its interior point"
+
+
 def solve_highs(
     problem: Any,
     method: str | None = None,
@@ -262,6 +287,13 @@ def solve_highs(
     solve and propagates."""
     if method is not None and method not in METHODS:
         raise SolverError(f"unknown HiGHS method '{method}'; choose from {', '.join(METHODS)}")
+    if method == "hipo":
+        missing = hipo_missing()
+        if missing is not None:
+            raise SolverError(
+                f"this build of HiGHS has no HiPO (it lacks {missing}) and would run another method "
+                "in its place; use --method ipx or ipm for an interior point"
+            )
     t0 = time.perf_counter()
     arrays = _arrays(problem)
     t1 = time.perf_counter()

@@ -102,9 +102,14 @@ def test_breakpoints_from_epsilon_keep_the_bound():
     assert fine.breakpoints > coarse.breakpoints >= 2
     for program, eps in ((coarse, 1.0), (fine, 0.1)):
         assert program.promised_epsilon <= eps * (1 + 1e-9)
-        # one breakpoint fewer would not keep it: the count is the fewest
-        fewer = threshold_milfp(game, model, epsilon=eps, breakpoints=program.breakpoints - 1)
+        # one breakpoint fewer would not keep it: the count is the fewest, and asking for
+        # both is refused, naming the count that would do
+        fewer = threshold_milfp(game, model, breakpoints=program.breakpoints - 1)
         assert any(fewer.approximation[k] > program.tolerance[k] * (1 + 1e-12) for k in fewer.approximation)
+        with pytest.raises(OptionError, match=f"at least {program.breakpoints} breakpoints"):
+            threshold_milfp(game, model, epsilon=eps, breakpoints=program.breakpoints - 1)
+        both = threshold_milfp(game, model, epsilon=eps, breakpoints=program.breakpoints)
+        assert both.promised_epsilon <= eps * (1 + 1e-9)
 
 
 def test_product_error_bounds_are_the_chains_own():

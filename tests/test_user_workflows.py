@@ -142,3 +142,16 @@ def test_a_mip_solve_reports_nodes_incumbent_and_bound_every_five_seconds(backen
     line = next(line for line in res.stderr.splitlines() if words in line)
     assert " nodes, " in line and ("incumbent" in line)
     assert "choose" not in res.stderr
+
+
+# ---------------------------------------------------------------- answers that say what ran
+def test_a_hipo_request_runs_hipo_or_is_refused():
+    """Wheels of highspy built without HiPO run simplex when HiPO is asked for and say so
+    only in their log: the answer must not claim 'method hipo' then."""
+    from equilibria.solvers.highs import hipo_missing
+
+    res = run_cli("solve", "kuhn", "--method", "hipo")
+    if hipo_missing() is None:
+        assert res.returncode == 0 and "method hipo" in res.stdout
+    else:
+        assert "HiPO" in one_line_refusal(res)
