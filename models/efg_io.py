@@ -455,10 +455,18 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     out_labels = game.outcome_labels
     chance_texts = game.chance_text
     chance_number = 0
+    # Gambit wants every non-empty node label once: a repeated one (the rules language
+    # names chance nodes by what they deal) gets its occurrence number
+    label_uses: dict[str, int] = {}
     for node in preorder(game):
         node = int(node)
         kind = int(game.player[node])
-        label = _quote(game.node_labels[node]) if game.node_labels is not None else '""'
+        text = str(game.node_labels[node]) if game.node_labels is not None else ""
+        if text:
+            label_uses[text] = label_uses.get(text, 0) + 1
+            if label_uses[text] > 1:
+                text = f"{text} #{label_uses[text]}"
+        label = _quote(text)
         o = int(game.outcome[node])
         if o >= 0:
             if o not in outcome_seen:

@@ -29,6 +29,7 @@ import contextlib
 import io
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -263,14 +264,34 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What a file's ending says it holds, for ``export``.
+EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg"}
+
+
+def export_format(output: str, asked: str | None) -> str:
+    """The format ``export`` writes: ``asked``, else the one the file's ending names, else
+    MPS; a format that contradicts the ending is refused (a reader goes by the ending)."""
+    named = EXPORT_FORMATS.get(os.path.splitext(output)[1].lower())
+    if asked is not None and named is not None and asked != named:
+        raise _usage(f"--format {asked} does not match the file name {output} (it says {named}); change one of them")
+    return asked or named or "mps"
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from ..formulations import sequence_form_lp
     from ..models.sequence import SequenceForm
     from ..solvers import write_problem
 
+    fmt = export_format(args.output, args.format)
     game, _ = _load(args.game)
+    if fmt == "efg":
+        from ..models.efg_io import write_efg
+
+        write_efg(game, args.output)
+        print(f"wrote {args.output}: the game in Gambit's .efg format, {game.num_nodes} nodes")
+        return 0
     lp = sequence_form_lp(SequenceForm(game), args.player - 1)
-    write_problem(lp, args.output, args.format)
+    write_problem(lp, args.output, fmt)
     print(
         f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros"
     )
@@ -710,10 +731,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP")
-    p.add_argument("game")
-    p.add_argument("--player", type=int, choices=(1, 2), default=1)
-    p.add_argument("--format", choices=("mps", "lp"), default=None)
+    p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP, or the game as .efg")
+    p.add_argument("game", help="a game: a name (kuhn, leduc:ranks=4), a .efg file, a rules file, openspiel:GAME")
+    p.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose LP (default 1)")
+    p.add_argument(
+        "--format",
+        choices=("mps", "lp", "efg"),
+        default=None,
+        help="mps or lp: the LP; efg: the game itself (default: what the file's ending names, else mps)",
+    )
     p.add_argument("-o", "--output", type=_text, required=True)
     p.set_defaults(func=cmd_export)
 
@@ -1039,8 +1065,6 @@ def _run(argv: list[str] | None) -> int:
     from ..models.errors import EquilibriaError
 
     args = build_parser().parse_args(argv)
-    if getattr(args, "format", None) is None and hasattr(args, "output"):
-        args.format = "lp" if str(args.output).lower().endswith(".lp") else "mps"
     out = io.StringIO()
     try:
         with _progress(getattr(args, "quiet", False), getattr(args, "verbose", False)):

@@ -155,3 +155,35 @@ def test_a_hipo_request_runs_hipo_or_is_refused():
         assert res.returncode == 0 and "method hipo" in res.stdout
     else:
         assert "HiPO" in one_line_refusal(res)
+
+
+# ---------------------------------------------------------------- files for other tools
+@pytest.mark.parametrize("spec", ["kuhn_rules", "liars_dice_rules:sides=3", "leduc_rules"])
+def test_efg_files_of_rules_games_load_in_pygambit_with_our_value(spec, tmp_path):
+    """Chance nodes of rules games repeat their labels ("the dealer's card"), which
+    pygambit refuses ("Node label must be unique"): the written file must load, and
+    Gambit's LP must give our value."""
+    gbt = pytest.importorskip("pygambit")
+    from equilibria import load, solve_game
+    from equilibria.models.efg_io import write_efg
+
+    from .gambit_compat import equilibrium, first_payoff
+
+    path = tmp_path / "game.efg"
+    game = load(spec)
+    write_efg(game, path)
+    theirs = gbt.read_efg(str(path))
+    if spec != "leduc_rules":  # Gambit's dense LP takes minutes on Leduc
+        value = first_payoff(equilibrium(gbt.nash.lp_solve(theirs, rational=False)), theirs)
+        assert solve_game(game).value == pytest.approx(value, abs=1e-9)
+
+
+def test_export_goes_by_the_file_name_and_refuses_a_contradiction(tmp_path):
+    res = run_cli("export", "kuhn", "-o", str(tmp_path / "k.efg"))
+    assert res.returncode == 0 and (tmp_path / "k.efg").read_text().startswith("EFG 2 R")
+    res = run_cli("export", "kuhn", "-o", str(tmp_path / "k.lp"))
+    assert res.returncode == 0 and "max" in (tmp_path / "k.lp").read_text().splitlines()[:3]
+    line = one_line_refusal(run_cli("export", "leduc", "--format", "lp", "-o", str(tmp_path / "x.mps")))
+    assert "--format lp" in line and not (tmp_path / "x.mps").exists()
+    res = run_cli("export", "kuhn", "--format", "efg", "-o", str(tmp_path / "game"))
+    assert res.returncode == 0 and (tmp_path / "game").read_text().startswith("EFG 2 R")
