@@ -45,7 +45,8 @@ class Answer:
     computed (``"the game"`` for the full game; a shrunk game or a discretisation
     otherwise). ``value`` is player 1's value where the route computes one (two-player
     zero-sum), else player 1's payoff under the profile; ``zero_sum`` is False for a game
-    whose payoffs do not cancel (then ``payoffs`` matter, not a value). ``sizes`` holds the program's
+    whose payoffs do not cancel (then ``payoffs`` matter, not a value); a constant-sum game
+    counts as zero-sum, its constant in ``payoff_sum``. ``sizes`` holds the program's
     rows, columns, nonzeros (and binaries where there are any); ``seconds`` the wall time
     of each stage.
     """
@@ -63,6 +64,7 @@ class Answer:
     sizes: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
     zero_sum: bool = True
+    payoff_sum: float = 0.0
 
     @property
     def exploitability(self) -> float | None:
@@ -87,7 +89,10 @@ class Answer:
         if self.certificate is None or len(self.certificate.best_response_values) != 2 or not self.zero_sum:
             return None
         br = self.certificate.best_response_values
-        return float(-br[1]), float(br[0])
+        low, high = float(self.payoff_sum - br[1]), float(br[0])
+        if low > high:  # rounding of an exact equilibrium's two sides
+            low = high = (low + high) / 2.0
+        return low, high
 
     @property
     def rows(self) -> int | None:
@@ -154,6 +159,8 @@ class Answer:
             "zero_sum": self.zero_sum,
             "certified_in": self.certified_in,
         }
+        if self.payoff_sum:
+            out["payoff_sum"] = self.payoff_sum
         if self.value_bounds is not None:
             out["value_bounds"] = list(self.value_bounds)
         out.update(self.sizes)

@@ -447,6 +447,7 @@ def solve_game(
     with stage("building the sequence form"):
         sf = SequenceForm(game)
     times["sequence_form"] = time.perf_counter() - t0
+    constant = check_two_player_zero_sum(sf, "the sequence-form LP" if algorithm == "lp" else algorithm)
     run = solve_sequence_form(
         sf,
         backend,
@@ -477,6 +478,7 @@ def solve_game(
         attempts=run.attempts,
         curve=run.curve,
         dominance=run.dominance,
+        payoff_sum=constant,
     )
 
 

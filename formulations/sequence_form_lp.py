@@ -28,22 +28,30 @@ from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
 
 
-def check_two_player_zero_sum(sf: SequenceForm, what: str) -> None:
-    """Raise GameError naming the first terminal whose payoffs do not cancel (or the number
-    of players) unless ``sf`` is a two-player zero-sum game; ``what`` names the method."""
+def check_two_player_zero_sum(sf: SequenceForm, what: str) -> float:
+    """The constant the two players' payoffs add up to at every terminal (0 for a zero-sum
+    game). A constant-sum game is solved as zero-sum: shifting player 2's payoffs by a
+    constant changes no best response, since the terminals' probabilities under any pair
+    of strategies add up to one. Raises GameError naming the number of players, or the
+    first terminal whose payoffs add up to something else; ``what`` names the method."""
     if sf.num_players != 2:
         raise GameError(f"{what} is for two-player games; this one has {sf.num_players} players")
     pay = sf.terminal_payoffs
     sums = pay[:, 0] + pay[:, 1]
-    scale = max(1.0, float(np.abs(pay[:, 0]).max(initial=0.0)))
-    off = np.flatnonzero(np.abs(sums) > 1e-9 * scale)
+    if sums.shape[0] == 0:
+        return 0.0
+    constant = float(sums[0])
+    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
+    off = np.flatnonzero(np.abs(sums - constant) > 1e-9 * scale)
     if off.shape[0]:
         node = int(sf.terminal_nodes[off[0]])
-        where = sf.game.describe_node(node) if sf.game is not None else f"payoff entry {node}"
+        first = int(sf.terminal_nodes[0])
+        describe = sf.game.describe_node if sf.game is not None else (lambda v: f"payoff entry {v}")
         raise GameError(
-            f"{what} needs a zero-sum game, but the payoffs at {where} sum to {float(sums[off[0]])!r} "
-            "(general-sum games: equilibria nash)"
+            f"{what} needs a zero-sum (or constant-sum) game, but the payoffs at {describe(first)} sum to "
+            f"{constant!r} and at {describe(node)} to {float(sums[off[0]])!r} (general-sum games: equilibria nash)"
         )
+    return 0.0 if abs(constant) <= 1e-9 * scale else constant
 
 
 def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:

@@ -87,7 +87,8 @@ def exploitability(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitabil
     plans = [realization_from_behavior(ps, b) for ps, b in zip(sf.players, behaviors)]
     pay = expected_payoffs(sf, plans)
     br = np.array([best_response(sf, p, plans).value for p in range(sf.num_players)])
-    gaps = br - pay
+    # a best response earns at least the strategy it replaces: a negative gap is rounding
+    gaps = np.maximum(br - pay, 0.0)
     nash_conv = float(gaps.sum())
     return Exploitability(
         exploitability=nash_conv / sf.num_players,

@@ -56,6 +56,11 @@ def _write_strategies(answer: Any, path: str) -> None:
 def _print_certificate(answer: Any) -> None:
     """The lines every route prints: value, certificate, bounds, status."""
     print(f"value (player 1) {answer.value:.12f}")
+    if getattr(answer, "payoff_sum", 0.0):
+        print(
+            f"constant sum    the payoffs add up to {answer.payoff_sum:g} everywhere: solved as zero-sum "
+            f"(player 2 earns {answer.payoff_sum:g} minus player 1's payoff)"
+        )
     print(
         f"exploitability  {answer.exploitability:.3e}  (exact best responses in {answer.certified_in}; "
         f"NashConv {answer.nash_conv:.3e})"

@@ -112,7 +112,7 @@ BAD_PROBS = (
         (None, ["solve", "leduc:ranks=20", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["nash", "sheriff", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
-        (GENERAL_SUM, ["solve"], "needs a zero-sum game, but the payoffs at node 3 (path: a/c) sum to 3.0"),
+        (GENERAL_SUM, ["solve"], "or constant-sum) game, but the payoffs at node 2 (path: b) sum to 0.0 and at node 3"),
     ],
 )
 def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_path):

@@ -174,6 +174,7 @@ def test_general_sum_games_are_refused_as_by_the_lp():
     game = random_game(1, general_sum=True)
     for algorithm in ALGORITHMS:
         with pytest.raises(
-            equilibria.EquilibriaError, match=re.escape(f"{algorithm} needs a zero-sum game, but the payoffs at")
+            equilibria.EquilibriaError,
+            match=re.escape(f"{algorithm} needs a zero-sum (or constant-sum) game, but the payoffs at"),
         ):
             equilibria.solve(game, algorithm=algorithm, iterations=5)

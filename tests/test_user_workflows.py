@@ -3,6 +3,7 @@ it (a subprocess, so the exit status, standard output and standard error are the
 ones) and holds it to the command-line contract: an answer with exit 0, or one line on
 standard error and exit 2, never a traceback."""
 
+import json
 import signal
 import subprocess
 import sys
@@ -187,3 +188,24 @@ def test_export_goes_by_the_file_name_and_refuses_a_contradiction(tmp_path):
     assert "--format lp" in line and not (tmp_path / "x.mps").exists()
     res = run_cli("export", "kuhn", "--format", "efg", "-o", str(tmp_path / "game"))
     assert res.returncode == 0 and (tmp_path / "game").read_text().startswith("EFG 2 R")
+
+
+# ---------------------------------------------------------------- constant-sum games
+def test_a_constant_sum_game_is_solved_as_zero_sum_and_says_so(tmp_path):
+    """Kuhn poker with 16 added to every payoff of player 2: the same equilibria, player 1's
+    value -1/18 (Kuhn 1950) and player 2's payoff 16 + 1/18."""
+    import re
+
+    from equilibria.instances import registry  # noqa: F401  (the bundled file's folder)
+
+    source = (Path(registry.__file__).parent / "kuhn_poker.efg").read_text()
+    shifted = re.sub(r"\{ *([-\d./]+)\s*,?\s*([-\d./]+) *\}", lambda m: f"{{ {m[1]}, {float(m[2]) + 16} }}", source)
+    path = tmp_path / "kuhn16.efg"
+    path.write_text(shifted)
+    res = run_cli("solve", str(path), "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["value"] == pytest.approx(-1 / 18, abs=1e-9) and out["payoff_sum"] == 16
+    assert out["payoffs"] == pytest.approx([-1 / 18, 16 + 1 / 18], abs=1e-9)
+    assert out["exploitability"] <= 1e-9 and out["value_bounds"] == pytest.approx([-1 / 18, -1 / 18], abs=1e-9)
+    assert "constant sum" in run_cli("solve", str(path)).stdout
