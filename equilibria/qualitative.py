@@ -59,6 +59,16 @@ class ThresholdSolution(Answer):
     curve: list[dict] | None = None
     choice: str | None = None
     bound_at_answer: float | None = None
+    note: str | None = None  # how the answer came about, when not as asked
+
+    def looseness(self) -> str:
+        """What a program that checks only its thresholds left free, in words: regions
+        of width zero, or signals inside a region that gain by another plan."""
+        empty = [row for row in self.region_table() if row["to"] - row["from"] <= 1e-9]
+        if empty:
+            row = empty[0]
+            return f"player {row['player']}'s region {row['region']} ({row['plan']}) is empty"
+        return "every region has width, but signals inside some region gain by another plan"
 
     @property
     def is_equilibrium(self) -> bool:
@@ -101,6 +111,7 @@ class ThresholdSolution(Answer):
             "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in players},
             "regions": self.region_table(),
             "is_equilibrium": self.is_equilibrium,
+            **({"note": self.note} if self.note else {}),
             "verification": self.verification,
             "indicators": self.indicators,
             "products": program.products,
@@ -331,7 +342,7 @@ def solve_threshold(
     t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
     thresholds = tuple([float(t[k]) for k in program.thresholds if owner[k] == p] for p in range(game.num_players))
-    return _certified(
+    answer = _certified(
         game,
         model,
         program,
@@ -342,6 +353,34 @@ def solve_threshold(
         extensive_check=extensive_check,
         seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
     )
+    if answer.is_equilibrium or not game.finite or program.every_signal:
+        return answer
+    # the program checks the thresholds, and a signal inside a region preferred another
+    # plan: with a best-response row per signal a feasible answer is an equilibrium, or
+    # the program is infeasible and no equilibrium follows the model
+    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
+    strict = solve_threshold(
+        game,
+        model,
+        backend=backend,
+        indicators=indicators,
+        cells=cells,
+        select=select,
+        min_width=min_width,
+        epsilon=epsilon,
+        breakpoints=breakpoints,
+        products=products,
+        mccormick=mccormick,
+        every_signal=True,
+        time_limit=left,
+        extensive_check=extensive_check,
+        verbose=verbose,
+    )
+    strict.note = (
+        f"the program without a best-response row per signal answered with exploitability "
+        f"{answer.exploitability:.3e} ({answer.looseness()}); solved again with one (--every-signal)"
+    )
+    return strict
 
 
 def _solve_located(

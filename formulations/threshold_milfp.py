@@ -131,6 +131,7 @@ class ThresholdProgram:
     approximation: dict = field(default_factory=dict)
     promised_epsilon: float = 0.0
     num_products: int = 0
+    every_signal: bool = False  # a best-response row per signal (then a feasible answer is an equilibrium)
 
     @property
     def finite(self) -> bool:
@@ -595,6 +596,7 @@ def threshold_milfp(
         approximation=approximation,
         promised_epsilon=promised,
         num_products=len(product_keys),
+        every_signal=bool(every_signal),
     )
 
 

@@ -269,6 +269,10 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Exit status of a command whose program answered with strategies that the certificate
+#: shows are no equilibrium (the answer is printed, its first line says so).
+NOT_AN_EQUILIBRIUM = 3
+
 #: What a file's ending says it holds, for ``export``.
 EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg"}
 
@@ -335,8 +339,14 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         write_disjunctive(sol.program.model, args.write, sol.indicators)
     if args.json:
         print(json.dumps(sol.to_dict(), indent=2))
-        return 0
+        return 0 if sol.is_equilibrium else NOT_AN_EQUILIBRIUM
     game = sol.game
+    if not sol.is_equilibrium:
+        print(
+            f"warning         NOT an equilibrium of the game (exploitability {sol.exploitability:.3e}): the program "
+            f"checks the thresholds and {sol.looseness()}, so the model does not describe this game's equilibria; "
+            "try another model"
+        )
     print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
     print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
     if sol.join:
@@ -387,17 +397,13 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         f"program         {sizes['rows']} rows, {sizes['columns']} columns, "
         f"{sizes['binaries']} binaries, {sizes['sos2']} SOS2"
     )
-    if not sol.is_equilibrium:
-        print(
-            "warning         these strategies are not an equilibrium of the game: the program was "
-            "satisfied with empty regions, so the model does not describe this game's equilibria; "
-            "try another model"
-        )
+    if sol.note:
+        print(f"note            {sol.note}")
     print(f"solver          {sol.backend}, indicators {sol.indicators}")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
         print(f"program         written to {args.write}")
-    return 0
+    return 0 if sol.is_equilibrium else NOT_AN_EQUILIBRIUM
 
 
 def cmd_nash(args: argparse.Namespace) -> int:

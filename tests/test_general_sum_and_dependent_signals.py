@@ -210,9 +210,14 @@ def test_bad_joint_laws_are_refused_saying_why(make, words):
 
 
 def test_cli_every_signal_certifies_a_deck_game_the_paper_program_gets_wrong():
+    # the paper's program (thresholds only) answers wrongly; the route notices by the
+    # certificate and solves again with a best-response row per signal, as asked here
     plain = json.loads(run_cli("threshold", "generalized_kuhn:cards=4,suits=3", "--json").stdout)
     res = run_cli("threshold", "generalized_kuhn:cards=4,suits=3", "--every-signal", "--json")
     assert res.returncode == 0, res.stderr
     checked = json.loads(res.stdout)
-    assert plain["exploitability"] > 1e-3 and checked["exploitability"] <= 1e-9
+    wrong = float(plain["note"].split("exploitability ")[1].split(" ")[0])
+    assert wrong > 1e-3 and "--every-signal" in plain["note"] and "note" not in checked
+    assert plain["exploitability"] <= 1e-9 and checked["exploitability"] <= 1e-9
     assert checked["value"] == pytest.approx(solve_game("generalized_kuhn:cards=4,suits=3").value, abs=1e-6)
+    assert plain["value"] == pytest.approx(checked["value"], abs=1e-9)

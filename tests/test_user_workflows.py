@@ -209,3 +209,27 @@ def test_a_constant_sum_game_is_solved_as_zero_sum_and_says_so(tmp_path):
     assert out["payoffs"] == pytest.approx([-1 / 18, 16 + 1 / 18], abs=1e-9)
     assert out["exploitability"] <= 1e-9 and out["value_bounds"] == pytest.approx([-1 / 18, -1 / 18], abs=1e-9)
     assert "constant sum" in run_cli("solve", str(path)).stdout
+
+
+# ---------------------------------------------------------------- answers the certificate rejects
+def test_a_finite_threshold_program_that_admits_a_non_equilibrium_is_solved_again_per_signal():
+    """generalized_kuhn:cards=4 with its standard model: the program that checks only the
+    thresholds answers with exploitability 1/4 (an empty region); the route solves again
+    with a best-response row per signal and certifies that answer."""
+    res = run_cli("threshold", "generalized_kuhn:cards=4", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["is_equilibrium"] and out["exploitability"] <= 1e-9
+    assert "--every-signal" in out["note"] and "is empty" in out["note"]
+    # the value of G_4 from the sequence-form LP on its extensive form
+    lp = json.loads(run_cli("solve", "generalized_kuhn:cards=4", "--json").stdout)
+    assert out["value"] == pytest.approx(lp["value"], abs=1e-9)
+
+
+def test_a_continuous_answer_that_is_no_equilibrium_says_so_first_and_exits_3():
+    res = run_cli("threshold", "river_endgame", "--model", "check_first")
+    first = res.stdout.splitlines()[0]
+    assert res.returncode == 3 and first.startswith("warning         NOT an equilibrium")
+    # every region has width here: what is left free is the inside of the regions
+    assert "signals inside some region gain by another plan" in first and "empty" not in first
+    assert run_cli("threshold", "river_endgame", "--model", "check_first", "--json").returncode == 3
