@@ -83,6 +83,16 @@ class ThresholdSolution(Answer):
             return self.nash_conv is not None and self.nash_conv <= self.program.promised_epsilon + tolerance
         return self.exploitability is not None and self.exploitability <= tolerance
 
+    def strategy_table(self) -> Any:
+        """The behaviour strategies in the equivalent extensive-form game when the answer
+        was certified there (finite signals); for continuous signals, whose strategies are
+        functions of the signal, the regions as a DataFrame (:meth:`region_table`)."""
+        if self.behaviors is not None:
+            return super().strategy_table()
+        import pandas as pd
+
+        return pd.DataFrame(self.region_table())
+
     def region_table(self) -> list[dict]:
         """One row per player and region: plan in words and signal interval."""
         rows = []

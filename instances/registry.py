@@ -179,9 +179,15 @@ class GameDescription:
         have = available_memory()
         if need > have:
             what = {"extensive": "nodes", "ordered": "signal-tree nodes", "signal": "pairs of signals"}[view]
+            # a game with an ordered view can be shrunk without building its tree
+            advice = (
+                "solve it shrunk (--shrink, or the shrink command), or choose smaller parameters"
+                if view == "extensive" and self.has("ordered")
+                else "choose smaller parameters"
+            )
             raise TooLarge(
                 f"'{self.spec}' is too large: about {_human(units)} {what}, needing about {_human(need)} bytes "
-                f"with the {view} form; this machine has {_human(have)} bytes available; choose smaller parameters"
+                f"with the {view} form; this machine has {_human(have)} bytes available; {advice}"
             )
 
     @property

@@ -2,7 +2,13 @@
 
 from pathlib import Path
 
-from equilibria.scripts.readme_samples import BLOCK, regenerate, shape
+import re
+import subprocess
+import sys
+
+import pytest
+
+from equilibria.scripts.readme_samples import BLOCK, PLAIN, check_plain, regenerate, shape
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -40,3 +46,26 @@ def test_the_rules_file_shown_is_the_shipped_one():
     block = text[text.index("```python\n", start) + len("```python\n") :]
     shown = block[: block.index("```")]
     assert shown == (root / "instances" / "rules" / "kuhn_rules.py").read_text()
+
+
+def test_every_sample_typed_as_a_user_types_it_runs_as_shown():
+    text = README.read_text()
+    assert len(PLAIN.findall(text)) >= 6
+    assert check_plain(text) == []
+
+
+PYTHON_SAMPLES = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_SAMPLES)))
+def test_every_python_sample_runs(index, tmp_path):
+    """Each ``python`` block of the README as a script of its own, in a scratch folder:
+    it must run to the end, and a script whose work starts worker processes must not
+    repeat its output (each worker imports the script again)."""
+    code = PYTHON_SAMPLES[index]
+    script = tmp_path / "sample.py"
+    script.write_text(code)
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert res.returncode == 0, res.stderr
+    printed = res.stdout.splitlines()
+    assert len(printed) == len(set(printed)) or len(printed) <= code.count("print(")
