@@ -560,20 +560,24 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
-    from ..solvers import CAPABILITIES, available_backends, get_backend, registered
+    from ..solvers import CAPABILITIES, PYOMO_CANDIDATES, available_backends, registered
+    from ..solvers.pyomo_backend import PyomoBackend
 
     here = available_backends()
     if args.names:
         print("\n".join(here))
         return 0
-    names = list(registered()) + [n for n in here if n not in registered()]
+    # every Pyomo solver the project knows, found here or not, with what to install
+    names = list(registered()) + [f"pyomo:{n}" for n in PYOMO_CANDIDATES]
+    names += [n for n in here if n not in names]
     width = max(map(len, names))
     print(f"{'backend':{width}}  available  " + " ".join(CAPABILITIES))
     for name in names:
-        backend = registered().get(name) or get_backend(name)
+        backend = registered().get(name) or PyomoBackend(name.split(":", 1)[1])
         caps = backend.capabilities
         marks = " ".join(f"{'yes' if getattr(caps, c) else '-':{len(c)}}" for c in CAPABILITIES)
-        print(f"{name:{width}}  {'yes' if name in here else 'no':9}  {marks}")
+        missing = "" if name in here else f"  {backend.install_hint()}"
+        print(f"{name:{width}}  {'yes' if name in here else 'no':9}  {marks}{missing}".rstrip())
     return 0
 
 

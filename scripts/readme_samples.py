@@ -4,9 +4,9 @@ Every fenced ``sh`` block whose first line is ``$ .venv/bin/equilibria ...`` is 
 (through this interpreter's ``equilibria`` command) and the lines after the command are
 replaced by what it prints. Plain blocks that show a command as typed (``$ equilibria
 ...``) are checked, not rewritten: without output the command must parse, with output
-(abridged by ``...`` lines) it must print the lines shown, in order. ``--check`` changes nothing and exits 1 when a sample's
-labels (each line's text with the numbers removed) no longer match the command's output,
-so the README cannot drift from the program.
+(abridged by ``...`` lines) it must print the lines shown, in order. ``--check`` changes
+nothing and exits 1 when a sample's labels (each line's text with the numbers removed) no
+longer match the command's output, so the README cannot drift from the program.
 
     python -m equilibria.scripts.readme_samples README.md [--check]
 """

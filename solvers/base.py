@@ -161,6 +161,10 @@ class Backend:
     #: size a free (pip-bundled) license admits, as text for messages; see :meth:`fits`
     license_limit: str | None = None
 
+    def install_hint(self) -> str:
+        """How to make this backend available, in words."""
+        return f"install it with: pip install '{self.install}'"
+
     # ---- discovery -------------------------------------------------------------------
 
     def is_available(self) -> bool:
@@ -423,7 +427,7 @@ def get_backend(name: str) -> Backend:
 
         hint = ""
         if backend is not None and backend.install:
-            hint = f" (install it with: pip install {backend.install})"
+            hint = f" ({backend.install_hint()})"
         raise SolverError(
             f"backend '{name}' is not available{hint}; available here: {', '.join(available_backends()) or 'none'}"
         )

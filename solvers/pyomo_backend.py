@@ -157,7 +157,11 @@ class PyomoBackend(Backend):
     :data:`KNOWN` (LP and MILP only for names not listed)."""
 
     module = "pyomo"
-    install = "pyomo and the solver NAME"
+    install = "pyomo"
+
+    def install_hint(self) -> str:
+        what = SOLVER_INSTALL.get(self.solver, f"a solver that Pyomo's SolverFactory('{self.solver}') finds")
+        return f"Pyomo finds no solver '{self.solver}' here: install {what}"
 
     def __init__(self, solver: str):
         self.solver = solver
@@ -255,6 +259,24 @@ PYOMO_CANDIDATES = (
     "xpress_direct",
     "scip",
 )
+
+#: What to install for each Pyomo solver name (executables come from the system's packages).
+SOLVER_INSTALL = {
+    "highs": "highspy (pip install highspy)",
+    "appsi_highs": "highspy (pip install highspy)",
+    "scip_direct": "PySCIPOpt (pip install pyscipopt)",
+    "scip_persistent": "PySCIPOpt (pip install pyscipopt)",
+    "glpk": "the glpsol executable (Debian: apt install glpk-utils)",
+    "cbc": "the cbc executable (Debian: apt install coinor-cbc)",
+    "clp": "the clp executable (Debian: apt install coinor-clp)",
+    "cplex": "IBM CPLEX's cplex executable",
+    "cplex_direct": "IBM CPLEX's Python package (pip install cplex)",
+    "gurobi": "Gurobi (pip install 'equilibria[gurobi]')",
+    "gurobi_direct": "Gurobi (pip install 'equilibria[gurobi]')",
+    "xpress": "FICO Xpress (pip install 'equilibria[xpress]')",
+    "xpress_direct": "FICO Xpress (pip install 'equilibria[xpress]')",
+    "scip": "the scip executable (SCIP's own packages; Debian has none)",
+}
 
 _found: list[str] | None = None
 

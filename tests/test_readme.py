@@ -1,10 +1,9 @@
 """The README's sample outputs are what the commands print (regenerate with `make readme`)."""
 
-from pathlib import Path
-
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 

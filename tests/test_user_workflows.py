@@ -233,3 +233,17 @@ def test_a_continuous_answer_that_is_no_equilibrium_says_so_first_and_exits_3():
     # every region has width here: what is left free is the inside of the regions
     assert "signals inside some region gain by another plan" in first and "empty" not in first
     assert run_cli("threshold", "river_endgame", "--model", "check_first", "--json").returncode == 3
+
+
+# ---------------------------------------------------------------- messages
+def test_backends_lists_every_pyomo_solver_and_how_to_get_the_missing_ones():
+    res = run_cli("backends")
+    rows = {line.split()[0]: line for line in res.stdout.splitlines()[1:]}
+    assert {"pyomo:glpk", "pyomo:cbc", "pyomo:appsi_highs", "pyomo:scip_direct"} <= set(rows)
+    if "pyomo:glpk" not in available_backends():
+        assert "glpk-utils" in rows["pyomo:glpk"]
+        line = one_line_refusal(run_cli("solve", "kuhn", "--backend", "pyomo:glpk"))
+        assert "glpk-utils" in line and "NAME" not in line
+    for name, row in rows.items():
+        if " no " in row and not name.startswith("pyomo:"):
+            assert "pip install 'equilibria[" in row  # quoted: zsh would expand the brackets
