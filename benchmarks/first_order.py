@@ -67,7 +67,7 @@ def openspiel_cfr_plus(name: str, target: float) -> tuple[int, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--target", type=float, default=1e-4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(

@@ -60,7 +60,7 @@ print(json.dumps({
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", default=str(HERE / "gameshrink_rhode_island.csv"))
     args = parser.parse_args()

@@ -114,7 +114,7 @@ def run_seeds(seeds: int, limit: float) -> list[dict]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cfr-seconds", type=float, default=120.0)
     ap.add_argument("--time-limit", type=float, default=600.0, help="SCIP's limit per MIP Nash run")

@@ -70,7 +70,7 @@ def wall(cmd: list[str], check: bool = True) -> tuple[float, dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default="leduc:ranks=8,leduc:ranks=13")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", default=str(HERE / "leduc_end_to_end.csv"))

@@ -60,7 +60,7 @@ def run_clarabel(lp) -> tuple[float, float] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--game", default="leduc:ranks=8")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--csv", default=str(Path(__file__).with_name("lp_solver_floor.csv")))

@@ -43,7 +43,7 @@ print(json.dumps({"status": str(sol.status), "value": sol.objective, "exploitabi
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default=";".join(GAMES))
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--time-limit", type=float, default=600.0)

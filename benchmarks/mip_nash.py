@@ -55,7 +55,7 @@ def main() -> None:
     from equilibria.nash import solve_nash
     from tests.random_games import random_game
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     ap.add_argument("--sizes", default="4,8,12,16")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3)

@@ -114,7 +114,7 @@ def run_isolated(representation: str, backend: str, k: int, runs: int, time_limi
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--ks", default=",".join(map(str, KS)), help="breakpoints per square, comma separated")
     parser.add_argument("--backends", default=",".join(BACKENDS), help="backends to try (absent ones skipped)")
     parser.add_argument("--representations", default=",".join(REPRESENTATIONS))

@@ -80,7 +80,7 @@ def _highs_from_equilibria_form(model):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default=";".join(GAMES))
     parser.add_argument("--out", default=str(HERE / "pyomo_build.csv"))
     parser.add_argument("--appsi", action="store_true", help="also time appsi_highs.set_instance (slow)")

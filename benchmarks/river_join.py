@@ -61,7 +61,7 @@ def main() -> None:
     from equilibria.models.parametric import common_us_refinement
     from equilibria.qualitative import satisfies_model, solve_threshold, solve_threshold_separately
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--backends", default="highs,scip")

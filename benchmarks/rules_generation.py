@@ -42,7 +42,7 @@ def timed(spec: str) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--openspiel-repeat", type=int, default=2, help="runs of the (slow) OpenSpiel expansion")
     parser.add_argument("--out", default=str(HERE / "rules_generation.csv"))

@@ -237,7 +237,7 @@ def plot(rows: list[dict], path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument(
         "--games", default=",".join(GAMES).replace(",", ";"), help="games separated by ';' (default: the standard list)"
     )

@@ -257,7 +257,7 @@ def print_row(row: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--quick", action="store_true", help="three-player Kuhn, default products; CFR+ for 5 s")
     parser.add_argument("--time-limit", type=float, default=60.0, help="the command's --time-limit, seconds")
     parser.add_argument("--time-limit-4p", type=float, default=120.0, help="the same for four-player games")

@@ -126,7 +126,7 @@ def _series(rows: list[dict]) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default=GAMES[0], help="games, separated by ';'")
     parser.add_argument("--ks", default="3,5", help="breakpoints per square, comma separated")
     parser.add_argument("--cells", default=None, help="only these products/backend pairs, e.g. log/highs,exact/scip")

@@ -36,7 +36,7 @@ def timed(game: str, method: str | None) -> tuple[float, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--game", default="leduc:ranks=10")
     parser.add_argument("--load", type=int, default=1, help="busy processes beside the solve")
     parser.add_argument("--repeat", type=int, default=3)

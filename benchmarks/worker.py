@@ -175,7 +175,7 @@ def run_gambit(path: str) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("tool", choices=("equilibria", "equilibria_shrink", "openspiel", "gambit"))
     parser.add_argument("game")
     parser.add_argument("--method", default=None)

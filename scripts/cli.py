@@ -630,6 +630,24 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+GAME_HELP = (
+    "a game: a registered name with parameters (kuhn, leduc:ranks=4; see 'equilibria games'), "
+    "a Gambit .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME"
+)
+
+TIME_LIMIT_HELP = "seconds for the whole command (build, every solve, the certificate); exit 2 when reached"
+
+
+def _version() -> str:
+    """The installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("equilibria")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``equilibria`` command."""
     common = _Parser(add_help=False)
@@ -637,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming."
     )
+    parser.add_argument("--version", action="version", version=f"equilibria {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add = sub.add_parser
 
@@ -648,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "show", help="an equilibrium as a person reads it: per information set the actions, values and beliefs"
     )
-    p.add_argument("game")
+    p.add_argument("game", help=GAME_HELP)
     p.add_argument("--infoset", type=_text, default=None, help="only information sets whose label matches this regex")
     p.add_argument("--beliefs", action="store_true", help="the player's posterior over the nodes it cannot tell apart")
     p.add_argument("--plot", type=_text, default=None, help="draw the strategies (probability against private info)")
@@ -658,7 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("play", help="play hands in the terminal against the computed equilibrium")
-    p.add_argument("game")
+    p.add_argument("game", help=GAME_HELP)
     p.add_argument("--as", dest="seat", type=_text, default=None, help="your seat: a player's name or number")
     p.add_argument("--seed", type=int, default=None, help="seed of the cards and the program's moves")
     p.add_argument("--hands", type=_number("count"), default=5, help="hands to play (default 5)")
@@ -667,7 +686,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play, interactive=True)
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
-    p.add_argument("game")
+    p.add_argument("game", help=GAME_HELP)
     p.add_argument("--backend", type=_text, default="highs", help="highs (default), scip or pyomo:NAME")
     p.add_argument(
         "--method",
@@ -733,11 +752,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
     p.add_argument("--eliminate-dominated", action="store_true", help=_DOMINATED_HELP)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--verbose", action="store_true", help="print progress")
+    p.add_argument("--verbose", action="store_true", help="log GameShrink's passes (classes per round)")
     p.set_defaults(func=cmd_shrink)
 
     p = sub.add_parser("info", help="print the size of a game")
-    p.add_argument("game", nargs="?")
+    p.add_argument("game", nargs="?", help=GAME_HELP)
     p.add_argument("--list", action="store_true", help="list the registered games (as `equilibria games`)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
@@ -747,7 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP, or the game as .efg")
-    p.add_argument("game", help="a game: a name (kuhn, leduc:ranks=4), a .efg file, a rules file, openspiel:GAME")
+    p.add_argument("game", help=GAME_HELP)
     p.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose LP (default 1)")
     p.add_argument(
         "--format",
@@ -823,10 +842,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="finite signals: every signal must prefer its region's plan to every other plan "
         "(a feasible answer is then an equilibrium whatever the model)",
     )
-    p.add_argument("--time-limit", type=_number("positive"), default=None)
+    p.add_argument("--time-limit", type=_number("positive"), default=None, help=TIME_LIMIT_HELP)
     p.add_argument("--write", type=_text, metavar="FILE.mps|FILE.lp", help="also write the program")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--verbose", action="store_true", help="show the solver's log")
     p.set_defaults(func=cmd_threshold)
 
     p = sub.add_parser(
@@ -847,7 +866,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="formulation 1: any, welfare, maxmin, envy, min-support, max-support, best:P, worst:P",
     )
     p.add_argument("--backend", type=_text, default="highs", help="solver backend (see 'equilibria backends')")
-    p.add_argument("--time-limit", type=_number("positive"), default=None)
+    p.add_argument(
+        "--time-limit",
+        type=_number("positive"),
+        default=None,
+        help="seconds: with rounds (three or more players, approximate products) for the whole command, "
+        "else for the solver; exit 2 when no profile is found in time",
+    )
     _product_options(
         p,
         "three or more players: the certified NashConv to reach (formulation 1, objective any: "
@@ -899,9 +924,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", type=_text, metavar="tcp://HOST:PORT", help="run on this Dask cluster")
     p.add_argument("--retry-errors", action="store_true", help="solve again the cells recorded with status error")
     p.add_argument("--plot", type=_text, metavar="FILE.png", help="plot --y against --x, a line per --series")
-    p.add_argument("--x", type=_text, metavar="COLUMN")
-    p.add_argument("--y", type=_text, metavar="COLUMN")
-    p.add_argument("--series", type=_text, metavar="COLUMN")
+    p.add_argument("--x", type=_text, metavar="COLUMN", help="with --plot: the table's column on the x axis")
+    p.add_argument("--y", type=_text, metavar="COLUMN", help="with --plot: the column on the y axis")
+    p.add_argument("--series", type=_text, metavar="COLUMN", help="with --plot: one line per value of this column")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")

@@ -90,7 +90,7 @@ def counterexample(deck: str = "leduc") -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the table of both rules on the decks, and the counterexample on Leduc."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("decks", nargs="*", default=list(DECKS))
     args = parser.parse_args(argv)
     print(f"{'deck':<30} {'rule':<10} {'classes':<16} {'LP rows':>8} {'value gap':>10} {'lifted expl.':>12}")

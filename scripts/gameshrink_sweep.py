@@ -70,7 +70,7 @@ def run(game: str, thresholds: Iterable[float], out: Path, plot: bool = True) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--game", default="leduc:ranks=6")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[2, 1, 0.5, 0.2, 0.1, 0.05, 0])
     parser.add_argument("--out", type=Path, default=Path("figures"))

@@ -189,7 +189,7 @@ def search(deck: str, single: bool = True) -> tuple[list[dict[str, Any]], list[d
 
 def main(argv: list[str] | None = None) -> int:
     """Print, per deck, player and round, how many single extra merges fall in each kind."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("decks", nargs="*", default=list(DECKS))
     parser.add_argument("--csv", help="write one row per merge tried")
     args = parser.parse_args(argv)

@@ -127,7 +127,7 @@ def _plot(rows: list[dict], path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 150, 200, 250])
     parser.add_argument("--out", type=Path, default=Path("figures"))
     parser.add_argument("--no-plot", action="store_true")

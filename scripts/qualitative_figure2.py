@@ -159,7 +159,7 @@ def _plot(rows: list[dict], path: Path, np: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--n", type=int, default=250)
     parser.add_argument("--buckets", type=int, nargs="+", default=[2, 5, 10, 25, 50, 125])
     parser.add_argument("--out", type=Path, default=Path("figures"))

@@ -139,7 +139,7 @@ def _lp(args: argparse.Namespace, t0: float) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--game", default="rhode_island")
     parser.add_argument("--rule", choices=("lossless", "published"), default="lossless")
     parser.add_argument("--method", default="cfr+", help="cfr+ (default), dcfr, mirror-prox, or a HiGHS LP method")

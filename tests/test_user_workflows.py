@@ -247,3 +247,29 @@ def test_backends_lists_every_pyomo_solver_and_how_to_get_the_missing_ones():
     for name, row in rows.items():
         if " no " in row and not name.startswith("pyomo:"):
             assert "pip install 'equilibria[" in row  # quoted: zsh would expand the brackets
+
+
+def test_version_and_help_say_what_each_argument_is():
+    from importlib.metadata import version
+
+    res = run_cli("--version")
+    assert res.returncode == 0 and res.stdout.strip() == f"equilibria {version('equilibria')}"
+    for command in ("solve", "info", "export", "show", "play"):
+        text = " ".join(run_cli(command, "--help").stdout.split())
+        assert "game a game: a registered name" in text, command
+    for command in ("threshold", "nash"):
+        text = " ".join(run_cli(command, "--help").stdout.split())
+        assert "--time-limit TIME_LIMIT seconds" in text, command
+    sweep = " ".join(run_cli("sweep", "--help").stdout.split())
+    assert "--x COLUMN with --plot" in sweep and "--series COLUMN with --plot" in sweep
+
+
+@pytest.mark.parametrize(
+    "script", ["qualitative_figure1", "qualitative_figure2", "gameshrink_sweep", "rhode_island_solve"]
+)
+def test_script_descriptions_are_whole_sentences(script):
+    res = subprocess.run(
+        [sys.executable, "-m", f"equilibria.scripts.{script}", "--help"], capture_output=True, text=True
+    )
+    description = " ".join(res.stdout.split("\n\n")[1].split())
+    assert res.returncode == 0 and description.endswith(".")
