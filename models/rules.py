@@ -5,10 +5,12 @@ A rules file is a Python file that defines ``rules(g, **params)`` and, optionall
 ``rules`` the object ``g`` offers the primitives of Gala (Koller and Pfeffer,
 "Generating and solving imperfect information games", 1995):
 
-``g.chance(options, probs=None, label="")``
+``g.chance(options, probs=None, label="", names=None)``
     the option nature picks (uniform unless ``probs`` is given; fractions such as
     ``Fraction(1, 3)`` or ``"1/3"`` stay exact in ``.efg`` files). Nobody sees it unless
-    it is revealed.
+    it is revealed. ``names`` (a dict or a function of the option) gives each option the
+    text that labels it in the tree, in ``.efg`` files and in ``play`` (default: the
+    option itself, a tuple's items separated by spaces).
 ``g.choose(player, options, secret=False)``
     the option ``player`` (a name from ``PLAYERS`` or a 0-based index) picks. Every other
     player sees the choice unless ``secret=True``; the chooser always remembers it.
@@ -267,7 +269,7 @@ class Explorer:
         return tuple(options)
 
     # ---------------------------------------------------------------- primitives
-    def chance(self, options: Any, probs: Any = None, label: str = "") -> Any:
+    def chance(self, options: Any, probs: Any = None, label: str = "", names: Any = None) -> Any:
         """The option nature picks (see the module docstring)."""
         # the replay test is written out here and in choose(): this is the hot path
         pos = self._pos
@@ -297,12 +299,19 @@ class Explorer:
         self.chance_offset.append(len(self.option_prob))
         self.option_prob.extend(floats)
         self.option_prob_text.extend(texts)
-        self.option_label.extend([self._text(o) for o in opts])
+        self.option_label.extend([self._text(o if names is None else self._option_name(names, o)) for o in opts])
         self._moves.append((node, opts, -1, True, (tuple(self._hist), tuple(self._own)) if n > 1 else None))
         self._path.append(0)
         self._taken.append(opts[0])
         self._pos = pos + 1
         return opts[0]
+
+    def _option_name(self, names: Any, option: Any) -> str:
+        try:
+            name = names(option) if callable(names) else names[option]
+        except (KeyError, IndexError, TypeError):
+            raise self._fail(f"chance() names gives no name for the option {option!r}") from None
+        return str(name)
 
     def _chance_probs(self, probs: Any, n: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
         try:

@@ -74,10 +74,41 @@ def play(
 
     payoffs = game.terminal_payoffs()
     say(f"{game.title}: you are {you} (player {seat + 1}); the program plays the equilibrium.")
+    try:
+        _hands(game, pres, session, hands, rng, ask, say, payoffs)
+    except InputEnded:
+        say(f"\n(the input ended during hand {session.hands + 1}, which does not count)")
+    say("")
+    say(f"score           {session.score:+g} over {session.hands} hand{'s' if session.hands != 1 else ''}")
+    if session.decisions:
+        cost = session.equilibrium_value - session.chosen_value
+        say(
+            f"your choices    {session.decisions} decision{'s' if session.decisions != 1 else ''}; against the "
+            f"equilibrium they {'cost' if cost > 1e-12 else 'gained' if cost < -1e-12 else 'cost'} "
+            f"{abs(cost):.4f} in expectation, beside the equilibrium's own mix at the same points "
+            "(what you knew, not the cards dealt, decides it)"
+        )
+    return session
+
+
+def _hands(
+    game: ExtensiveGame,
+    pres: Presentation,
+    session: Session,
+    hands: int,
+    rng: np.random.Generator,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+    payoffs: np.ndarray,
+) -> None:
+    """Deal and play the hands; the session keeps the score and the decisions."""
+    seat = session.seat
     for hand in range(1, hands + 1):
         say(f"\n--- hand {hand} of {hands} ---")
         node = 0
         last_seen: dict[int, str] = {}
+        chosen = mixed = 0.0
+        decided = 0
         while game.player[node] != TERMINAL:
             first = int(game.first_child[node])
             count = int(game.num_children[node])
@@ -100,11 +131,15 @@ def play(
             start = int(game.infoset_action_start[k])
             values = pres.action_values[start : start + count]
             mix = pres.action_probs[start : start + count]
-            session.chosen_value += float(values[a])
-            session.equilibrium_value += float(mix @ values)
-            session.decisions += 1
+            chosen += float(values[a])
+            mixed += float(mix @ values)
+            decided += 1
             node = int(kids[a])
         payoff = float(payoffs[np.searchsorted(game.terminals, node)][seat])
+        # a hand counts once it is over (an input that ends midway leaves it out)
+        session.chosen_value += chosen
+        session.equilibrium_value += mixed
+        session.decisions += decided
         session.score += payoff
         session.hands = hand
         say("hand: " + "; ".join(_path(game, node)))
@@ -113,15 +148,6 @@ def play(
         say(
             f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'draw'} {abs(payoff):g}; score {session.score:+g}"
         )
-    say("")
-    say(f"score           {session.score:+g} over {session.hands} hands")
-    if session.decisions:
-        say(
-            f"your choices    expected value {session.chosen_value:+.4f} against the equilibrium, over "
-            f"{session.decisions} decisions; the equilibrium's own mix there: {session.equilibrium_value:+.4f} "
-            f"(difference {session.chosen_value - session.equilibrium_value:+.4f})"
-        )
-    return session
 
 
 def _read_choice(actions: list[str], ask: Callable[[str], str]) -> int:
@@ -146,13 +172,14 @@ def _label(game: ExtensiveGame, k: int) -> str:
 
 
 def _path(game: ExtensiveGame, node: int) -> list[str]:
-    """The moves of a play; chance outcomes only where the game names them."""
+    """The moves of a play, chance's among them (named by the chance node's label, or as
+    "chance" where the game names none)."""
     steps = []
     while game.parent[node] >= 0:
         par = int(game.parent[node])
-        named = game.player[par] != CHANCE or (game.chance_labels is not None and str(game.chance_labels[node]))
-        if named:
-            steps.append(_edge_text(game, node))
+        text = _edge_text(game, node)
+        unnamed = game.player[par] == CHANCE and not (game.node_labels is not None and str(game.node_labels[par]))
+        steps.append(f"chance {text}" if unnamed else text)
         node = par
     return steps[::-1]
 

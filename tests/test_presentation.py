@@ -104,7 +104,7 @@ def test_play_three_hands_in_a_terminal():
     assert code == 0, out
     assert "--- hand 3 of 3 ---" in out
     assert out.count("; score ") == 3
-    assert "score " in out and "your choices    expected value" in out
+    assert "score " in out and "decisions; against the equilibrium they" in out
 
 
 def test_play_as_the_second_player_of_a_rules_game():
@@ -113,7 +113,8 @@ def test_play_as_the_second_player_of_a_rules_game():
     assert "you are Dealer (player 2)" in out and "--- hand 2 of 2 ---" in out
 
 
-def test_play_with_input_ended_is_one_line_and_exit_2():
+def test_play_with_input_ended_still_sums_up_the_hands_played():
     run = _cli("play", "kuhn", "--seed", "1", "--hands", "3", stdin=subprocess.DEVNULL)
-    assert run.returncode == 2
-    assert run.stderr.strip().splitlines() == ["equilibria: error: the input ended before the last hand"]
+    assert run.returncode == 0 and run.stderr == ""
+    assert "(the input ended during hand 1, which does not count)" in run.stdout
+    assert "score           +0 over 0 hands" in run.stdout

@@ -14,7 +14,8 @@ TITLE = "Three-player Kuhn poker"
 
 def rules(g):
     n = len(PLAYERS)
-    cards = g.chance(list(permutations(range(1, n + 2), n)), label="the deal")
+    deals = list(permutations(range(1, n + 2), n))
+    cards = g.chance(deals, label="the deal", names=lambda deal: ", ".join(map(str, deal)))
     for p in range(n):
         g.reveal(p, ("card", cards[p]))
     stake = [1] * n

@@ -17,16 +17,18 @@ TITLE = "Three-player Leduc hold'em"
 def rules(g, ranks=4, suits=2):
     n = len(PLAYERS)
     deck = [(r, s) for r in range(ranks) for s in range(suits)]
+    # a card's name: its rank counted from 1, then its suit's letter (or number)
+    name = {(r, s): f"{r + 1}{'shdc'[s] if suits <= 4 else s + 1}" for r, s in deck}
     hands = []
     for p in range(n):
-        card = g.chance([c for c in deck if c not in hands], label=f"the card of {PLAYERS[p]}")
+        card = g.chance([c for c in deck if c not in hands], label=f"the card of {PLAYERS[p]}", names=name)
         g.reveal(p, ("card", card[0], card[1]))
         hands.append(card)
     stake = [1] * n
     live = list(range(n))
     for size in (2, 4):
         if len(live) > 1 and size == 4:
-            board = g.chance([c for c in deck if c not in hands], label="the board card")
+            board = g.chance([c for c in deck if c not in hands], label="the board card", names=name)
             g.reveal(g.everyone, ("board", board[0], board[1]))
         live = betting(g, stake, live, size)
         if len(live) == 1:

@@ -27,13 +27,13 @@ def rules(g, ranks=3, suits=2):
     deck, name = cards(ranks, suits)
     hands = []
     for p in (0, 1):
-        card = g.chance([c for c in deck if c not in hands], label=f"the card of {PLAYERS[p]}")
+        card = g.chance([c for c in deck if c not in hands], label=f"the card of {PLAYERS[p]}", names=name)
         g.reveal(p, ("card", name[card]))
         hands.append(card)
     pot = [1, 1]
     if not betting(g, pot, 2):
         return
-    board = g.chance([c for c in deck if c not in hands], label="the board card")
+    board = g.chance([c for c in deck if c not in hands], label="the board card", names=name)
     g.reveal(g.everyone, ("board", name[board]))
     if not betting(g, pot, 4):
         return
