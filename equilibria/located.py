@@ -127,6 +127,7 @@ def solve_located(
     rounds: int | None = None,
     deadline: float | None = None,
     verbose: bool = False,
+    method: str | None = None,
 ) -> LocatedOutcome:
     """Run the rounds (module docstring) and return the best certified answer.
 
@@ -252,7 +253,9 @@ def solve_located(
             )
             left = remaining()
             limit = None if left is None else max(left, 0.01)
-            sol = get_backend(backend).solve_model(m, indicators="bigm", time_limit=limit, verbose=verbose)
+            sol = get_backend(backend).solve_model(
+                m, indicators="bigm", method=method, time_limit=limit, verbose=verbose
+            )
         record = Round(
             round=index,
             phase=(

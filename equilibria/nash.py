@@ -122,6 +122,10 @@ class NashSolution(Answer):
             "promised_nash_conv": self.promised_nash_conv,
             "profile": self.profile(),
         }
+        if self.num_products:
+            # the names threshold answers use, so that a sweep's columns mean one thing
+            out["promised_epsilon"] = self.promised_nash_conv
+            out["certified_epsilon"] = max((float(r) for r in self.regrets), default=0.0)
         if self.curve is not None:
             out["curve"] = self.curve
             out["rounds_run"] = len(self.curve)
@@ -162,6 +166,7 @@ def solve_nash(
     linearize: bool = True,
     rounds: int | None = None,
     verbose: bool = False,
+    method: str | None = None,
 ) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
     ``game`` (a NormalFormGame, an ExtensiveGame, or anything the registry resolves) and
@@ -187,6 +192,8 @@ def solve_nash(
     most ``epsilon`` (default 0.05); ``rounds`` caps them and ``time_limit`` bounds the
     whole call. ``curve`` lists the rounds and ``bound_at_answer`` is the NashConv the
     program proves at its solution.
+
+    ``method`` picks among the backend's solvers (OR-Tools: ``scip`` or ``cp_sat``).
 
     Raises OptionError for a bad option and SolverError when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
@@ -221,6 +228,7 @@ def solve_nash(
             linearize=linearize,
             rounds=rounds,
             verbose=verbose,
+            method=method,
         )
     players = extensive.num_players
     check_objective(objective, formulation, players)
@@ -257,6 +265,7 @@ def solve_nash(
             rounds=rounds,
             deadline=None if time_limit is None else t0 + time_limit,
             verbose=verbose,
+            method=method,
         )
         lp, model, sol, x = outcome.lp, outcome.model, outcome.solution, outcome.values
         num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
@@ -282,10 +291,10 @@ def solve_nash(
         size = program_size(lp, model)
         with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
             if model is None:
-                sol = solve(lp, backend, time_limit=time_limit, verbose=verbose)
+                sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
                 x = sol.x
             else:
-                sol = solve_model(model, backend, time_limit=time_limit, verbose=verbose)
+                sol = solve_model(model, backend, method=method, time_limit=time_limit, verbose=verbose)
                 x = lp.pyomo_values(model)
     t3 = time.perf_counter()
     if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):

@@ -104,6 +104,7 @@ def solve_rounds(
     rounds: int | None = None,
     deadline: float | None = None,
     verbose: bool = False,
+    method: str | None = None,
 ) -> NashRounds:
     """Run the rounds (module docstring) and return the best certified one.
 
@@ -165,7 +166,7 @@ def solve_rounds(
             model = nash_model(lp, representation=representation)
             left = remaining()
             sol = get_backend(backend).solve_model(
-                model, time_limit=None if left is None else max(left, 0.01), verbose=verbose
+                model, method=method, time_limit=None if left is None else max(left, 0.01), verbose=verbose
             )
         record = Round(
             round=index,

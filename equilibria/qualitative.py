@@ -168,6 +168,7 @@ def solve_threshold(
     refinement: str | ParametricModel | None = None,
     workers: int = 2,
     rounds: int | None = None,
+    method: str | None = None,
 ) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
 
@@ -202,7 +203,8 @@ def solve_threshold(
     rounds (:mod:`equilibria.located`): ``epsilon`` is the certified NashConv to reach,
     ``breakpoints`` the first round's points per square, ``rounds`` the most rounds, and
     the answer's ``curve`` lists every round. ``time_limit`` bounds the whole call (build,
-    every round's solve and certificate).
+    every round's solve and certificate). ``method`` picks among a backend's MIP solvers
+    (OR-Tools: ``scip`` or ``cp_sat``).
     """
     checks.name("backend", backend, optional=False)
     checks.name("indicators", indicators)
@@ -316,6 +318,7 @@ def solve_threshold(
             deadline=None if time_limit is None else t0 + time_limit,
             verbose=verbose,
             t0=t0,
+            method=method,
         )
     if rounds is not None:
         raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
@@ -335,7 +338,7 @@ def solve_threshold(
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):
         sol = solve_disjunctive(
-            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
+            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose, method=method
         )
     t2 = time.perf_counter()
     if sol.status == "infeasible":
@@ -385,6 +388,7 @@ def solve_threshold(
         time_limit=left,
         extensive_check=extensive_check,
         verbose=verbose,
+        method=method,
     )
     strict.note = (
         f"the program without a best-response row per signal answered with exploitability "
@@ -408,6 +412,7 @@ def _solve_located(
     deadline: float | None,
     verbose: bool,
     t0: float,
+    method: str | None = None,
 ) -> ThresholdSolution:
     """The located program's rounds (:mod:`equilibria.located`), certified as any answer."""
     from .located import solve_located
@@ -429,6 +434,7 @@ def _solve_located(
         rounds=rounds,
         deadline=deadline,
         verbose=verbose,
+        method=method,
     )
     t1 = time.perf_counter()
     answer = _certified(

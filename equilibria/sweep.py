@@ -260,7 +260,7 @@ class Grid:
                 import yaml
             except ImportError:
                 raise SweepError(
-                    f"{p}: YAML grids need PyYAML (pip install pyyaml); or write the grid as JSON"
+                    f"{p}: YAML grids need PyYAML (pip install 'equilibria[sweep]'); or write the grid as JSON"
                 ) from None
             try:
                 data = yaml.safe_load(text)
@@ -357,9 +357,9 @@ class Grid:
                     description = describe(cell.spec)
                 except UnknownInstanceError as exc:
                     raise SweepError(str(exc)) from None
-                if not description.has(view):
+                if not any(description.has(v) for v in view.split("|")):  # "normal|extensive": either
                     raise SweepError(
-                        f"'{cell.spec}' has no {view} form for the {self.route} route; "
+                        f"'{cell.spec}' has no {view.replace('|', ' or ')} form for the {self.route} route; "
                         f"it offers: {', '.join(description.views) or 'none'}"
                     )
             cells.setdefault(cell.key, cell)

@@ -90,6 +90,17 @@ def _load(game_or_string: Any) -> Any:
                 error, printed = exc, said()
         first = (str(error).strip() or printed.strip()).splitlines()
         reason = first[0] if first else type(error).__name__
+        if reason.startswith("Unknown game"):
+            # OpenSpiel follows this line with every game it has: name the closest instead
+            import difflib
+
+            name = game_or_string.split("(", 1)[0]
+            close = difflib.get_close_matches(name, pyspiel.registered_names(), n=5, cutoff=0.5)
+            hint = f"the closest: {', '.join(close)}" if close else "no name is close"
+            raise OpenSpielError(
+                f"OpenSpiel has no game '{name}' ({hint}; every name: python -c "
+                "'import pyspiel; print(pyspiel.registered_names())')"
+            )
         raise OpenSpielError(f"OpenSpiel cannot load '{game_or_string}': {reason[:200]}")
     return game_or_string
 

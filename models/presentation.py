@@ -14,6 +14,7 @@ uniform if even that is zero.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -219,22 +220,44 @@ def belief_report(pres: Presentation, pattern: str | None = None) -> pd.DataFram
     return pd.DataFrame(rows, columns=["player", "infoset", "label", "node", "hidden", "belief"])
 
 
-def plot_strategies(pres: Presentation, path: str, title: str | None = None) -> None:
-    """Gala's picture of a strategy: per player and decision point (what is public), the
-    probability of each action against the player's private information (e.g. its card),
-    one panel per decision point. Written to ``path`` (any format matplotlib writes)."""
-    try:
-        import matplotlib
+def check_plot_target(path: str) -> None:
+    """EquilibriaError, before any work, when a plot cannot be written to ``path``:
+    matplotlib is missing, it writes no format with that file ending, or the target is
+    no regular file in an existing folder."""
+    from .output import check_target
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
         raise EquilibriaError("--plot needs matplotlib (pip install 'equilibria[plot]')") from None
+    formats = FigureCanvasAgg.get_supported_filetypes()
+    ending = os.path.splitext(str(path))[1].lstrip(".").lower()
+    if ending not in formats:
+        raise EquilibriaError(
+            f"--plot {path}: matplotlib writes no format ending in '.{ending}'; use one of "
+            + ", ".join(f".{f}" for f in sorted(formats))
+        )
+    check_target(path)
+
+
+def plot_strategies(pres: Presentation, path: str, title: str | None = None, pattern: str | None = None) -> None:
+    """Gala's picture of a strategy: per player and decision point (what is public), the
+    probability of each action against the player's private information (e.g. its card),
+    one panel per decision point; ``pattern`` keeps the information sets whose label
+    matches the regular expression. Written to ``path`` (any format matplotlib writes)."""
+    check_plot_target(path)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     game = pres.game
     private, public = _private_public(game)
     table = strategy_report(pres)
     table["private"] = np.repeat(private, game.infoset_num_actions)
     table["public"] = np.repeat(public, game.infoset_num_actions)
+    if pattern:
+        table = table[table["label"].astype(str).str.contains(pattern, regex=True)]
     panels = list(dict.fromkeys(zip(table["player"], table["public"])))
     cols = min(len(panels), 3) or 1
     rows = -(-len(panels) // cols)
@@ -288,6 +311,7 @@ def _private_public(game: ExtensiveGame) -> tuple[np.ndarray, np.ndarray]:
 __all__ = [
     "Presentation",
     "belief_report",
+    "check_plot_target",
     "edge_probabilities",
     "hidden_facts",
     "plot_strategies",

@@ -333,6 +333,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         mccormick=args.mccormick,
         **({"every_signal": True} if args.every_signal else {}),
         **({"rounds": args.rounds} if args.rounds is not None else {}),
+        **({"method": args.method} if args.method is not None else {}),
     )
     assert isinstance(sol, ThresholdSolution)
     if args.write:
@@ -423,6 +424,7 @@ def cmd_nash(args: argparse.Namespace) -> int:
         prune=not args.keep_dominated,
         verbose=args.verbose,
         **({"rounds": args.rounds} if args.rounds is not None else {}),
+        **({"method": args.method} if args.method is not None else {}),
     )
     assert isinstance(sol, NashSolution)
     if args.write:
@@ -502,9 +504,11 @@ def _print_equilibrium(answer: Any) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from ..models.output import atomic_output
-    from ..models.presentation import belief_report, plot_strategies, present, strategy_report
+    from ..models.presentation import belief_report, check_plot_target, plot_strategies, present, strategy_report
     from .play import equilibrium_for
 
+    if args.plot:
+        check_plot_target(args.plot)  # before the solve
     answer = equilibrium_for(args.game, args.backend, args.time_limit)
     game = answer.sequence_form.game
     pres = present(game, answer.behaviors)
@@ -514,7 +518,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise _usage(f"--infoset '{args.infoset}' matches no information set of {game.title or args.game}")
     if args.plot:
         with atomic_output(args.plot) as tmp:
-            plot_strategies(pres, str(tmp))
+            plot_strategies(pres, str(tmp), pattern=args.infoset)
     if args.json:
         out = {
             "game": game.title or args.game,
@@ -598,10 +602,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             target[name.strip()] = values
     cells = grid.cells()
     if args.plot:
+        from ..models.presentation import check_plot_target
+
         if not args.x or not args.y:
             raise SweepError("--plot needs --x COLUMN and --y COLUMN")
+        check_plot_target(args.plot)  # matplotlib, the format and the folder, before the sweep
         known = set(RESULT_COLUMNS) | {k for c in cells for k, _ in c.params + c.options}
-        if grid.route == "threshold":
+        if grid.route in ("threshold", "nash"):
             known |= set(PRODUCT_COLUMNS)
         for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
             if name and name not in known and not name.startswith("seconds_"):
@@ -623,10 +630,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     failed = int((result.table["status"] == "error").sum()) if len(result.table) else 0
     print(f"table    {result.parquet} and {result.csv}: {len(result.table)} rows, {failed} with status error")
     if args.plot:
-        if plot(result.table, args.plot, args.x, args.y, args.series):
-            print(f"plot     {args.plot}: {args.y} against {args.x}" + (f" by {args.series}" if args.series else ""))
-        else:
-            print("plot     skipped: matplotlib is not installed (pip install matplotlib)")
+        plot(result.table, args.plot, args.x, args.y, args.series)
+        print(f"plot     {args.plot}: {args.y} against {args.x}" + (f" by {args.series}" if args.series else ""))
     return 0
 
 
@@ -634,6 +639,8 @@ GAME_HELP = (
     "a game: a registered name with parameters (kuhn, leduc:ranks=4; see 'equilibria games'), "
     "a Gambit .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME"
 )
+
+METHOD_HELP = "one of the backend's solvers where it has several (OR-Tools: scip or cp_sat)"
 
 TIME_LIMIT_HELP = "seconds for the whole command (build, every solve, the certificate); exit 2 when reached"
 
@@ -802,6 +809,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the models' common US-refinement (a model name or .json file; default: the coarsest, found)",
     )
     p.add_argument("--backend", type=_text, default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument("--method", type=_text, default=None, help=METHOD_HELP)
     p.add_argument(
         "--indicators",
         choices=("native", "bigm", "hull"),
@@ -866,6 +874,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="formulation 1: any, welfare, maxmin, envy, min-support, max-support, best:P, worst:P",
     )
     p.add_argument("--backend", type=_text, default="highs", help="solver backend (see 'equilibria backends')")
+    p.add_argument("--method", type=_text, default=None, help=METHOD_HELP)
     p.add_argument(
         "--time-limit",
         type=_number("positive"),
@@ -894,7 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="run a route over a grid of games and options; a table row per cell")
     p.add_argument("--grid", type=_text, metavar="FILE.json|FILE.yaml", help="the grid (route, games, params, options)")
-    p.add_argument("--route", choices=("lp", "shrink", "threshold"), default=None, help="the route (default lp)")
+    p.add_argument("--route", choices=SWEEP_ROUTES, default=None, help="the route (default lp)")
     p.add_argument(
         "--game",
         type=_text,
@@ -993,6 +1002,10 @@ _DOMINATED_HELP = (
     "action of its information set, iterated); strategies are lifted back and certified"
 )
 
+
+#: The routes a sweep runs (``equilibria.routes.ROUTES``), named here so that parsing the
+#: command line imports no numerical code.
+SWEEP_ROUTES = ("lp", "shrink", "nash", "threshold")
 
 #: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
 #: parsing the command line imports no numerical code.

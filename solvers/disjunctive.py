@@ -92,8 +92,10 @@ def solve_disjunctive(
     indicators: str | None = None,
     time_limit: float | None = None,
     verbose: bool = False,
+    method: str | None = None,
 ) -> Solution:
-    """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend``.
+    """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend`` (and its
+    ``method``, for a backend with several MIP solvers such as OR-Tools' scip and cp_sat).
 
     Returns the backend's :class:`~equilibria.solvers.Solution`; the variable values are
     loaded into ``model`` itself and ``Solution.active_disjuncts`` lists the disjuncts that
@@ -101,7 +103,9 @@ def solve_disjunctive(
     """
     from .base import get_backend
 
-    return get_backend(backend).solve_model(model, indicators=indicators, time_limit=time_limit, verbose=verbose)
+    return get_backend(backend).solve_model(
+        model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose
+    )
 
 
 _SCIP_STATUS = {

@@ -105,6 +105,18 @@ def solve_ortools(
             f"backend 'ortools' method '{method}' solves LPs only: it lacks the capability "
             "'milp'; use method 'scip' or 'cp_sat'"
         )
+    if method == "cp_sat":
+        # CP-SAT scales a program with continuous columns to an integer one and may then
+        # call a feasible program infeasible: refuse rather than answer wrongly
+        integer = problem.integrality if problem.integrality is not None else np.zeros(problem.num_cols, dtype=bool)
+        continuous = int(np.count_nonzero(~np.asarray(integer, dtype=bool)))
+        data = np.concatenate([problem.A.data, problem.c])
+        if continuous or not np.allclose(data, np.round(data)):
+            what = f"{continuous} continuous columns" if continuous else "coefficients that are not integers"
+            raise SolverError(
+                f"backend 'ortools' method 'cp_sat' solves integer programs with integer data; this program has "
+                f"{what}: use method 'scip'"
+            )
     parameters = "\n".join(f"{k}: {v}" for k, v in (options or {}).items())
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

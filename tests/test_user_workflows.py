@@ -273,3 +273,63 @@ def test_script_descriptions_are_whole_sentences(script):
     )
     description = " ".join(res.stdout.split("\n\n")[1].split())
     assert res.returncode == 0 and description.endswith(".")
+
+
+def test_an_unknown_openspiel_game_names_the_closest_ones():
+    pytest.importorskip("pyspiel")
+    line = one_line_refusal(run_cli("solve", "openspiel:kuhn_pokr"))
+    assert "no game 'kuhn_pokr'" in line and "kuhn_poker" in line and "Available games are:" not in line
+
+
+def test_a_sweep_runs_the_nash_route(tmp_path):
+    res = run_cli(
+        "sweep", "--route", "nash", "--game", "kuhn:players=3", "--option", "epsilon=0.01",
+        "--workers", "0", "-o", str(tmp_path / "nash"),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    import pandas as pd
+
+    row = pd.read_csv(tmp_path / "nash.csv").iloc[0]
+    assert row["status"] == "optimal" and row["nash_conv"] <= 0.01
+    assert row["certified_epsilon"] <= row["bound_at_answer"] <= row["promised_epsilon"]
+
+
+def test_or_tools_methods_for_programs_with_continuous_columns():
+    if "ortools" not in available_backends():
+        pytest.skip("OR-Tools is not installed here")
+    # CP-SAT would scale the program to integers and may call it infeasible: refused
+    line = one_line_refusal(run_cli("threshold", "one_street:pot=2", "--backend", "ortools", "--method", "cp_sat"))
+    assert "continuous columns" in line and "method 'scip'" in line
+    res = run_cli("threshold", "one_street:pot=2", "--backend", "ortools", "--method", "scip", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["exploitability"] <= 1e-6
+
+
+def test_plots_are_checked_before_the_work_and_follow_the_infoset_filter(tmp_path):
+    for command in (
+        ["show", "kuhn", "--plot", str(tmp_path / "k.mps")],
+        ["sweep", "--game", "kuhn", "-o", str(tmp_path / "s"), "--plot", str(tmp_path / "s.out"), "--x", "spec",
+         "--y", "seconds"],
+        ["sweep", "--game", "kuhn", "-o", str(tmp_path / "s"), "--plot", str(tmp_path / "no" / "s.png"), "--x",
+         "spec", "--y", "seconds"],
+    ):  # fmt: skip
+        one_line_refusal(run_cli(*command))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no sweep ran, nothing written
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    from equilibria.models.presentation import plot_strategies, present
+    from equilibria.scripts.play import equilibrium_for
+
+    answer = equilibrium_for("kuhn")
+    pres = present(answer.sequence_form.game, answer.behaviors)
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text, not glyph outlines
+        plot_strategies(pres, str(tmp_path / "all.svg"))
+        plot_strategies(pres, str(tmp_path / "k.svg"), pattern="^K")
+    every, only_k = (tmp_path / "all.svg").read_text(), (tmp_path / "k.svg").read_text()
+    assert ">J<" in every and ">J<" not in only_k and ">K<" in only_k
+
+
+def test_yaml_grids_are_installed_with_the_sweep_extra():
+    from importlib.metadata import requires
+
+    assert any(r.startswith("pyyaml") and 'extra == "sweep"' in r for r in requires("equilibria"))
