@@ -9,16 +9,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# setuptools advises on every editable install that a folder named like the package may
+# shadow it (here the folder is the package); PYTHONWARNINGS keeps that off the terminal
+PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(PIP_INSTALL) -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	touch $(VENV)/.installed $@
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(PIP_INSTALL) -e '.[bench]'
 	touch $(VENV)/.installed $@
 
 demo: $(VENV)/.installed

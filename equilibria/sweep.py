@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .models.errors import EquilibriaError, OutputError
+from .models.wording import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -613,10 +614,10 @@ class _Progress:
         self.last = now
         busy = "; running " + ", ".join(f"{cell.describe()} ({now - since:.0f} s)" for cell, since in running)
         log.info(
-            "sweep: %d of %d cells done (%d errors), %.0f s%s",
+            "sweep: %d of %d cells done (%s), %.0f s%s",
             self.done,
             self.total,
-            self.errors,
+            plural(self.errors, "error"),
             now - self.start,
             busy if running else "",
         )

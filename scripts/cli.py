@@ -53,9 +53,24 @@ def _write_strategies(answer: Any, path: str) -> None:
         table.to_csv(tmp, index=False)
 
 
+def fixed(value: float, digits: int) -> str:
+    """:func:`equilibria.models.wording.fixed`, imported when first printed (parsing the
+    command line imports no numerical code)."""
+    from ..models.wording import fixed as wording_fixed
+
+    return wording_fixed(value, digits)
+
+
+def plural(count: int, noun: str) -> str:
+    """:func:`equilibria.models.wording.plural`, imported when first printed."""
+    from ..models.wording import plural as wording_plural
+
+    return wording_plural(count, noun)
+
+
 def _print_certificate(answer: Any) -> None:
     """The lines every route prints: value, certificate, bounds, status."""
-    print(f"value (player 1) {answer.value:.12f}")
+    print(f"value (player 1) {fixed(answer.value, 12)}")
     if getattr(answer, "payoff_sum", 0.0):
         print(
             f"constant sum    the payoffs add up to {answer.payoff_sum:g} everywhere: solved as zero-sum "
@@ -67,7 +82,7 @@ def _print_certificate(answer: Any) -> None:
     )
     if answer.value_bounds is not None:
         low, high = answer.value_bounds
-        print(f"value bounds    [{low:.12f}, {high:.12f}]  (certified; gap {high - low:.3e})")
+        print(f"value bounds    [{fixed(low, 12)}, {fixed(high, 12)}]  (certified; gap {high - low:.3e})")
     for a in getattr(answer, "attempts", []):
         expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
         print(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
@@ -165,7 +180,9 @@ def _print_shrink(report: Any) -> None:
     print(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
     print(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
     if d["nonzeros_after"] is not None:
-        print(f"LP nonzeros      {d['nonzeros_after']:,} (shrunk)")
+        print(
+            f"LP nonzeros      {d['nonzeros_after']:,}" + (" (shrunk)" if d.get("rule", "lossless") != "none" else "")
+        )
     print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
     print(f"peak memory      {d['peak_mb']:,.0f} MB")
 
@@ -243,7 +260,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"game       {game.title or args.game}")
     print(f"nodes      {c.nodes} (terminal {c.terminal}, chance {c.chance}, decision {c.decision})")
     for p, name in enumerate(game.player_names):
-        print(f"{name:10} {c.infosets[p]} information sets, {c.sequences[p]} sequences")
+        print(f"{name:10} {plural(c.infosets[p], 'information set')}, {plural(c.sequences[p], 'sequence')}")
     print(f"views      {', '.join(description.views)}")
     return 0
 
@@ -375,10 +392,10 @@ def cmd_threshold(args: argparse.Namespace) -> int:
                 if len(mixed) > 1:
                     parts = "; ".join(f"{w:.6f} {game.tree.plan_text(p, q)}" for q, w in mixed)
                     print(f"  player {p + 1} signal {names[s]}: {parts}")
-    if game.num_players == 2 and sol.zero_sum:
-        print(f"value (player 1) {sol.value:.12f}")
+    if game.num_players == 2 and sol.zero_sum and sol.value is not None:
+        print(f"value (player 1) {fixed(sol.value, 12)}")
     else:
-        print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))
+        print("payoffs         " + ", ".join(f"{fixed(v, 9)}" for v in sol.payoffs or []))
     print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
     program = sol.program
     if sol.choice:
@@ -452,7 +469,7 @@ def cmd_nash(args: argparse.Namespace) -> int:
         for info in entry["infosets"]:
             line = ", ".join(f"{a} {w:.6f}" for a, w in zip(info["actions"], info["probabilities"]))
             print(f"  {info['infoset']:>4}  {info['label']}: {line}")
-    print("payoffs         " + ", ".join(f"{v:.9f}" for v in sol.payoffs or []))
+    print("payoffs         " + ", ".join(f"{fixed(v, 9)}" for v in sol.payoffs or []))
     print(
         "regrets         "
         + ", ".join(f"{r:.3e}" for r in sol.regrets)
@@ -471,8 +488,8 @@ def cmd_nash(args: argparse.Namespace) -> int:
             f"promised NashConv <= {sol.promised_nash_conv:.3e}{at_answer}"
         )
     if sol.formulation == 1 and sol.objective != "any" and sol.objective_value is not None:
-        bound = "" if sol.best_bound is None else f"; the solver's bound on it {sol.best_bound:.9f}"
-        print(f"objective       {sol.objective} {sol.objective_value:.9f}{bound}")
+        bound = "" if sol.best_bound is None else f"; the solver's bound on it {fixed(sol.best_bound, 9)}"
+        print(f"objective       {sol.objective} {fixed(sol.objective_value, 9)}{bound}")
     if sol.proven_bound is not None:
         print(
             f"proven bound    sum of regrets <= {sol.proven_bound:.3e} (from the objective {sol.objective_value:.3e}"
@@ -493,9 +510,9 @@ def cmd_nash(args: argparse.Namespace) -> int:
 def _print_equilibrium(answer: Any) -> None:
     """One line for the equilibrium shown or played against, with its certificate."""
     if answer.zero_sum and answer.value is not None and answer.sequence_form.num_players == 2:
-        what = f"value (player 1) {answer.value:.9f}"
+        what = f"value (player 1) {fixed(answer.value, 9)}"
     else:
-        what = "payoffs " + ", ".join(f"{v:.9f}" for v in answer.payoffs or [])
+        what = "payoffs " + ", ".join(f"{fixed(v, 9)}" for v in answer.payoffs or [])
     print(
         f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses); "
         f"{answer.route} route, {answer.status} ({answer.backend})"
@@ -543,9 +560,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(f"    {row['action']:<{width}}  probability {row['probability']:.4f}   value {row['value']:+.4f}")
         if beliefs is not None:
             mine = beliefs[(beliefs["player"] == player) & (beliefs["infoset"] == infoset)]
-            parts = [f"{r['hidden']} {r['belief']:.4f}" for _, r in mine.iterrows()]
-            unreached = " (nobody reaches it: chance alone)" if first["reach"] <= 0 else ""
-            print(f"    beliefs{unreached}: " + ", ".join(parts))
+            if len(mine) == 1:  # one history: the player knows where it is
+                print("    beliefs: nothing hidden (the information set is one history)")
+            else:
+                parts = [f"{r['hidden']} {r['belief']:.4f}" for _, r in mine.iterrows()]
+                unreached = " (nobody reaches it: chance alone)" if first["reach"] <= 0 else ""
+                print(f"    beliefs{unreached}: " + ", ".join(parts))
     if args.plot:
         print(f"\nplot            written to {args.plot}")
     return 0
@@ -624,7 +644,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         progress=not args.quiet,
     )
     print(
-        f"sweep    {result.cells} cell{'s' * (result.cells != 1)}: {result.solved} solved ({result.errors} errors), "
+        f"sweep    {plural(result.cells, 'cell')}: {result.solved} solved ({plural(result.errors, 'error')}), "
         f"{result.skipped} already recorded; {result.seconds:.1f} s"
     )
     failed = int((result.table["status"] == "error").sum()) if len(result.table) else 0

@@ -333,3 +333,43 @@ def test_yaml_grids_are_installed_with_the_sweep_extra():
     from importlib.metadata import requires
 
     assert any(r.startswith("pyyaml") and 'extra == "sweep"' in r for r in requires("equilibria"))
+
+
+# ---------------------------------------------------------------- how numbers and counts read
+def test_numbers_and_counts_read_as_words_do():
+    from equilibria.models.wording import fixed, plural
+
+    assert fixed(-1e-17, 9) == "0.000000000" and fixed(-0.5, 3) == "-0.500" and fixed(2.0, 2) == "2.00"
+    assert (
+        plural(1, "round") == "1 round" and plural(0, "error") == "0 errors" and plural(1234, "cell") == "1,234 cells"
+    )
+
+
+def test_cosmetics_of_info_shrink_and_show(tmp_path):
+    game = tmp_path / "one.efg"
+    game.write_text(
+        'EFG 2 R "one" { "A" "B" }\n""\np "" 1 1 "a" { "x" "y" } 0\nt "" 1 "o1" { 1, -1 }\nt "" 2 "o2" { 0, 0 }\n'
+    )
+    info = run_cli("info", str(game)).stdout
+    assert "1 information set, 3 sequences" in info and "0 information sets, 1 sequence" in info
+    assert "(shrunk)" not in run_cli("shrink", "leduc", "--rule", "none").stdout
+    assert "(shrunk)" in run_cli("shrink", "leduc").stdout
+    shown = run_cli("show", str(game), "--beliefs").stdout
+    assert "beliefs: nothing hidden" in shown and " - 1.0000" not in shown
+
+
+def test_the_wheel_carries_the_rules_files_without_setuptools_warnings(tmp_path):
+    import zipfile
+
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "would be ignored" not in res.stdout + res.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "equilibria/instances/rules/kuhn_rules.py" in names and "equilibria/instances/kuhn_poker.efg" in names
