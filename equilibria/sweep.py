@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .models import checks
 from .models.errors import EquilibriaError, OutputError
 from .models.wording import plural
 
@@ -172,8 +173,49 @@ def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
     becomes a bool, int or float by the parameter's annotation or default)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = repr(value)  # typed below like text, so that 0 and 0.0 make one cell
+    if value is not None and not isinstance(value, (str, bool)):
+        # a YAML grid reads 2024-01-01 as a date, [1, 2] as a list: no option takes those
+        raise SweepError(
+            f"option {name} of route '{route}' takes text or a number, not {type(value).__name__} {value!r}"
+        )
     if not isinstance(value, str):
+        return _in_range(route, name, value)
+    return _in_range(route, name, _typed(route, name, parameter, value))
+
+
+#: Options whose values have a range, checked for every cell before any is solved (the
+#: command line checks the same on its flags).
+OPTION_RANGES = {
+    "time_limit": ("positive", 0.0),
+    "epsilon": ("positive", 0.0),
+    "target_exploitability": ("positive", 0.0),
+    "threshold": ("nonnegative", 0.0),
+    "min_width": ("nonnegative", 0.0),
+    "breakpoints": ("count", 2),
+    "cells": ("count", 1),
+    "rounds": ("count", 1),
+    "iterations": ("count", 1),
+}
+
+
+def _in_range(route: str, name: str, value: Any) -> Any:
+    """``value`` when it lies in the option's range (:data:`OPTION_RANGES`), else
+    SweepError naming the option: a bad value is bad input, not a cell that fails."""
+    if name not in OPTION_RANGES or value is None:
         return value
+    kind, bound = OPTION_RANGES[name]
+    try:
+        if kind == "count":
+            checks.count(name, value, minimum=int(bound))
+        else:
+            checks.number(name, value, minimum=float(bound), strict=kind == "positive", optional=False)
+    except checks.OptionError as exc:
+        raise SweepError(f"route '{route}': {exc}") from None
+    return value
+
+
+def _typed(route: str, name: str, parameter: Any, value: str) -> Any:
+    """Text typed by the parameter's annotation or default (see :func:`_coerce_option`)."""
     annotation = parameter.annotation if isinstance(parameter.annotation, str) else str(parameter.annotation)
     default = parameter.default
     kinds = set(re.findall(r"[A-Za-z_]+", annotation))
@@ -697,7 +739,14 @@ def _quiet_resource_tracker() -> None:
     rule = "ignore::UserWarning:multiprocessing.resource_tracker"
     if rule not in sys.warnoptions:
         sys.warnoptions.append(rule)
+    # starting the tracker unblocks SIGINT in this thread; the command line keeps it
+    # blocked outside one watching thread, so the mask is put back as it was
+    import signal
+
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
     resource_tracker.ensure_running()
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _orphan_exits(parent: int) -> None:

@@ -465,9 +465,14 @@ def rules_factory(path: Path) -> Callable[..., Any]:
 
 
 def _first_line(path: Path) -> str:
+    """The first line of a rules file's docstring; the bytes are parsed as Python reads
+    them (a byte-order mark, or a coding line), and a file it cannot parse has none."""
     import ast
 
-    doc = ast.get_docstring(ast.parse(path.read_text()))
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_bytes()))
+    except (SyntaxError, ValueError):
+        return ""
     return doc.strip().splitlines()[0].rstrip(".") if doc else ""
 
 

@@ -35,12 +35,14 @@ given the choices (no ``random``, no state kept between calls).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
+import io
 import math
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
@@ -96,14 +98,20 @@ def load_rules(path: str | Path) -> RulesFile:
         raise RulesError(f"{path}: cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        with _user_code():
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise RulesError(f"{path}:{exc.lineno}: {exc.msg}") from None
-    except Exception as exc:
-        raise RulesError(f"{path}:{_line_in(path, exc.__traceback__)}: {type(exc).__name__}: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the file's own doing
+        raise RulesError(f"{path}:{_line_in(path, exc.__traceback__)}: {_what(exc)}") from None
     rules = getattr(module, "rules", None)
-    if not callable(rules):
-        raise RulesError(f"{path}: defines no function rules(g, ...)")
+    if not inspect.isfunction(rules):
+        raise RulesError(
+            f"{path}: defines no function rules(g, ...)"
+            + ("" if rules is None else f" (rules is {type(rules).__name__} {rules!r:.60})")
+        )
     params = list(inspect.signature(rules).parameters.values())
     if not params or params[0].kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
         raise RulesError(f"{path}:{rules.__code__.co_firstlineno}: rules must take the game as its first argument")
@@ -115,6 +123,39 @@ def load_rules(path: str | Path) -> RulesFile:
         raise RulesError(f"{path}: PLAYERS names a player twice: {players}")
     title = str(getattr(module, "TITLE", "") or path.stem)
     return RulesFile(path, rules, players, title)
+
+
+def _what(exc: BaseException) -> str:
+    """What user code raised, in words (sys.exit is no error of the interpreter's)."""
+    if isinstance(exc, SystemExit):
+        return f"the rules call sys.exit({exc.code!r}); a rules file must return, not exit"
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _ToStderr(io.TextIOBase):
+    """Standard output for user code: what it prints goes to standard error (standard
+    output is the command's answer), and closing it closes nothing."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        sys.stderr.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _user_code() -> Iterator[None]:
+    """Run a rules file's code with its prints on standard error."""
+    with contextlib.redirect_stdout(_ToStderr()):
+        yield
 
 
 def _line_in(path: Path, tb: Any) -> int | str:
@@ -445,14 +486,17 @@ class Explorer:
                 self._hist = [0] * self.num_players
                 self._own = [(-1, 0)] * self.num_players
             try:
-                rules()
+                with _user_code():
+                    rules()
             except RulesError:
                 raise
             except RecursionError:
                 raise RulesError(f"{self.file.path}: the rules recurse too deeply") from None
-            except Exception as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the rules' own doing
                 line = _line_in(self.file.path, exc.__traceback__)
-                raise RulesError(f"{self.file.path}:{line}: {type(exc).__name__}: {exc}") from None
+                raise RulesError(f"{self.file.path}:{line}: {_what(exc)}") from None
             if not self._done:
                 line = self.file.rules.__code__.co_firstlineno
                 raise RulesError(f"{self.file.path}:{line}: a play of the rules ended without outcome()")

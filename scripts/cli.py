@@ -644,7 +644,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         progress=not args.quiet,
     )
     print(
-        f"sweep    {plural(result.cells, 'cell')}: {result.solved} solved ({plural(result.errors, 'error')}), "
+        f"sweep    {plural(result.cells, 'cell')}: {result.solved - result.errors} solved, "
+        f"{plural(result.errors, 'error')}, "
         f"{result.skipped} already recorded; {result.seconds:.1f} s"
     )
     failed = int((result.table["status"] == "error").sum()) if len(result.table) else 0
@@ -1134,6 +1135,23 @@ def _progress(quiet: bool, verbose: bool):  # noqa: ANN202  (a context manager)
         handler.close()
 
 
+@contextlib.contextmanager
+def _c_stdout_to_stderr() -> Any:
+    """File descriptor 1 points at standard error for the block (C libraries write there
+    directly), and back afterwards."""
+    try:
+        saved = os.dup(1)
+    except OSError:  # no standard output to redirect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _run(argv: list[str] | None) -> int:
     from ..models.errors import EquilibriaError
 
@@ -1146,7 +1164,9 @@ def _run(argv: list[str] | None) -> int:
             if getattr(args, "interactive", False):
                 code = args.func(args)  # a person reads it as it happens
             else:
-                with contextlib.redirect_stdout(out):
+                # and what solver libraries write to the process's standard output (HiGHS's
+                # log with --verbose) goes to standard error: standard output is the answer
+                with contextlib.redirect_stdout(out), _c_stdout_to_stderr():
                     code = args.func(args)
     except EquilibriaError as exc:
         print(f"equilibria: error: {exc}", file=sys.stderr)
@@ -1171,6 +1191,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:
+        from .console import SIGNALLED, WATCHING
+
+        if WATCHING.is_set() and not SIGNALLED.is_set():
+            # no Ctrl-C was seen: the game's own code (a rules file) raised it
+            print("equilibria: error: the game's code raised KeyboardInterrupt", file=sys.stderr)
+            return 2
         _interrupted()
         return 130
 

@@ -20,6 +20,12 @@ EXIT_GRACE = 0.8
 _said = threading.Lock()
 _done = False
 
+#: Set once the thread below watches for SIGINT, and once it has seen one: with the first
+#: and not the second, a KeyboardInterrupt came from code (a rules file raising it), not
+#: from Ctrl-C.
+WATCHING = threading.Event()
+SIGNALLED = threading.Event()
+
 
 def interrupted() -> None:
     """Remove partial output files and print ``equilibria: interrupted`` once."""
@@ -36,12 +42,20 @@ def interrupted() -> None:
                 pass
 
 
+def _on_sigint(signum: int, frame: object) -> None:
+    """Python's handler of SIGINT in the main thread (reached directly, or through the
+    watcher below): note that a signal came, then unwind as Python's default does."""
+    SIGNALLED.set()
+    raise KeyboardInterrupt
+
+
 def _watch_interrupts() -> None:
     """Wait for SIGINT in a thread of its own (it is blocked everywhere else), so that an
     interrupt is seen even while the main thread is inside a long C call: the main thread
     is asked to unwind (KeyboardInterrupt: solvers are cancelled, partial files removed);
     if it has not finished within :data:`EXIT_GRACE` seconds the process leaves anyway."""
     signal.sigwait({signal.SIGINT})
+    SIGNALLED.set()
     import _thread
 
     _thread.interrupt_main()
@@ -55,11 +69,12 @@ def entry() -> NoReturn:
     returns it, 130 within a second of Ctrl-C whatever the process is doing."""
     if hasattr(signal, "pthread_sigmask"):
         # a shell starts background commands with SIGINT ignored, and the interrupt below
-        # reaches the main thread only through Python's own handler: put it back
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # reaches the main thread only through a Python handler: install one
+        signal.signal(signal.SIGINT, _on_sigint)
         # block SIGINT before any other thread exists, so every thread inherits the mask
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()
+        WATCHING.set()
     try:
         from .cli import main
 
@@ -80,4 +95,4 @@ def entry() -> NoReturn:
     os._exit(code)
 
 
-__all__ = ["EXIT_GRACE", "entry", "interrupted"]
+__all__ = ["EXIT_GRACE", "SIGNALLED", "WATCHING", "entry", "interrupted"]

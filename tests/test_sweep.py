@@ -155,7 +155,7 @@ def test_killed_sweep_resumes_without_repeating(sig, tmp_path):
     rerun = subprocess.run(EQUILIBRIA + args + ["--quiet"], capture_output=True, text=True, timeout=60)
     assert rerun.returncode == 0, rerun.stderr
     missing = 8 - len(before)
-    assert f"{missing} solved (0 errors), {len(before)} already recorded" in rerun.stdout
+    assert f"{missing} solved, 0 errors, {len(before)} already recorded" in rerun.stdout
     after = _cells_done(folder)
     assert len(after) == 8
     assert all(after[name] == data for name, data in before.items())  # recorded cells were not solved again
@@ -207,7 +207,7 @@ def test_cli_grid_file_and_plot(tmp_path):
     # --quiet leaves only the note that the plot cannot be drawn, when matplotlib is absent
     has_matplotlib = importlib.util.find_spec("matplotlib") is not None
     assert run.stderr == ("" if has_matplotlib else "no plot: matplotlib is not installed (pip install matplotlib)\n")
-    assert "6 cells: 6 solved (0 errors), 0 already recorded" in run.stdout
+    assert "6 cells: 6 solved, 0 errors, 0 already recorded" in run.stdout
     assert os.path.exists(tmp_path / "out.parquet") and os.path.exists(tmp_path / "out.csv")
     assert ("plot     p.png" in run.stdout) == (tmp_path / "p.png").exists()
 

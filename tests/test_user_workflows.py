@@ -373,3 +373,62 @@ def test_the_wheel_carries_the_rules_files_without_setuptools_warnings(tmp_path)
     (wheel,) = tmp_path.glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "equilibria/instances/rules/kuhn_rules.py" in names and "equilibria/instances/kuhn_poker.efg" in names
+
+
+# ---------------------------------------------------------------- standard output is the answer
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("solve", "kuhn"),
+        ("solve", "kuhn", "--backend", "scip"),
+        ("nash", "mipnash_test:k=2"),
+        ("threshold", "one_street"),
+        ("shrink", "leduc"),
+    ],
+)
+def test_verbose_json_keeps_the_solver_log_off_standard_output(command):
+    res = run_cli(*command, "--verbose", "--json")
+    assert res.returncode == 0, res.stderr
+    json.loads(res.stdout)  # the JSON and nothing else
+
+
+GOOD_RULES = 'def rules(g):\n    x = g.choose(0, ["a", "b"])\n    g.outcome([1, -1] if x == "a" else [-1, 1])\n'
+
+RULES_FILES = {
+    # what a rules file does, and the words of the one error line it gets (None: it solves)
+    "prints": ('print("loading")\n' + GOOD_RULES.replace("    x =", '    print("playing")\n    x ='), None),
+    "closes_stdout": ("import sys\n" + GOOD_RULES.replace("    x =", "    sys.stdout.close()\n    x ="), None),
+    "bom": ("\ufeff" + GOOD_RULES, None),
+    "latin1": ("# caf\u00e9\n" + GOOD_RULES, None),
+    "exit_number": ("import sys\nsys.exit(7)\n", "sys.exit(7)"),
+    "exit_text": ('def rules(g):\n    raise SystemExit("bye")\n', "sys.exit('bye')"),
+    "a_class": ("class rules:\n    def __init__(self, g):\n        pass\n", "defines no function rules"),
+    "a_builtin": ("rules = print\n", "defines no function rules"),
+    "generator_exit": ("def rules(g):\n    raise GeneratorExit\n", "GeneratorExit"),
+    "base_exception": ("def rules(g):\n    raise BaseException('odd')\n", "BaseException: odd"),
+    "keyboard_interrupt": ("raise KeyboardInterrupt\n", "raised KeyboardInterrupt"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RULES_FILES))
+def test_rules_files_that_misbehave_get_one_line_and_never_touch_the_answer(case, tmp_path):
+    text, words = RULES_FILES[case]
+    path = tmp_path / f"{case}.py"
+    path.write_bytes(text.encode("latin-1" if case == "latin1" else "utf-8"))
+    res = subprocess.run([EQUILIBRIA, "solve", str(path), "--json"], capture_output=True, text=True, timeout=120)
+    if words is None:
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["value"] == 1.0  # the chooser takes a, which pays 1
+    else:
+        assert words in one_line_refusal(res)
+
+
+def test_sweep_option_values_out_of_range_or_of_the_wrong_kind_are_bad_input(tmp_path):
+    for route, option in (("lp", "time_limit=-1"), ("shrink", "threshold=-1"), ("threshold", "breakpoints=1")):
+        game = "one_street" if route == "threshold" else "kuhn"
+        args = ("sweep", "--route", route, "--game", game, "--option", option, "-o", str(tmp_path / "s"))
+        assert option.split("=")[0] in one_line_refusal(run_cli(*args))
+    grid = tmp_path / "dates.yaml"
+    grid.write_text("route: lp\ngames: [kuhn]\noptions:\n  time_limit: 2024-01-01\n")
+    assert "date" in one_line_refusal(run_cli("sweep", "--grid", str(grid), "-o", str(tmp_path / "s")))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dates.yaml"]
