@@ -208,7 +208,7 @@ def solve_threshold(
     """
     checks.name("backend", backend, optional=False)
     checks.name("indicators", indicators)
-    checks.count("cells", cells)
+    checks.count("cells", cells, maximum=checks.MAX_CELLS)
     checks.number("min_width", min_width, optional=False)
     checks.number("time_limit", time_limit, strict=True)
     check_product_options(epsilon, breakpoints, products)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from .models import checks
 from .models.errors import EquilibriaError, OutputError
+from .models.inputs import read_input_text
 from .models.wording import plural
 
 if TYPE_CHECKING:
@@ -292,12 +293,7 @@ class Grid:
     def from_file(cls, path: str | os.PathLike) -> Grid:
         """A grid from a JSON file, or a YAML file (``.yaml``/``.yml``, needs PyYAML)."""
         p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as exc:
-            raise SweepError(f"cannot read the grid {p}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise SweepError(f"cannot read the grid {p}: not text") from None
+        text = read_input_text(p, "grid", SweepError)
         if p.suffix.lower() in (".yaml", ".yml"):
             try:
                 import yaml
@@ -314,6 +310,8 @@ class Grid:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise SweepError(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+            except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting too deep
+                raise SweepError(f"{p}: not a grid: {' '.join(str(exc).split())[:120]}") from None
         return cls.from_dict(data, str(p))
 
     def _game_specs(self) -> list[tuple[str, dict[str, Any]]]:
@@ -837,6 +835,10 @@ def run_sweep(
     t0 = time.perf_counter()
     if not isinstance(grid, Grid):
         grid = Grid.from_dict(grid)
+    try:
+        checks.count("workers", workers, minimum=0, maximum=checks.MAX_WORKERS)
+    except checks.OptionError as exc:
+        raise SweepError(str(exc)) from None
     cells = grid.cells()
     store = Store(output)
     recorded = store.recorded()

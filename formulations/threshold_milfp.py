@@ -143,7 +143,7 @@ def check_product_options(epsilon: float | None, breakpoints: int | None, produc
     """OptionError naming the option when ``epsilon``, ``breakpoints`` or ``products`` is bad."""
     checks.number("epsilon", epsilon, strict=True)
     if breakpoints is not None:
-        checks.count("breakpoints", breakpoints, minimum=2)
+        checks.count("breakpoints", breakpoints, minimum=2, maximum=checks.MAX_BREAKPOINTS)
     if products is not None and products not in REPRESENTATIONS:
         raise OptionError(f"products must be one of {', '.join(REPRESENTATIONS)}, not {products!r}")
 

@@ -16,6 +16,7 @@ file. :func:`write_nfg` writes the outcome layout (names kept), atomically.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import GameError
+from .inputs import read_input_text
 from .normal_form import NormalFormGame
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|(,)|([^\s{},"]+)', re.S)
@@ -79,9 +81,18 @@ class _Reader:
         line = self.line()
         text = self.take("word", what)
         try:
-            return float(Fraction(text))
+            # a decimal reads as a float directly (Fraction('1e999999999') would build a
+            # billion-digit integer first); only a ratio such as 1/3 goes through Fraction
+            value = float(Fraction(text)) if "/" in text and len(text) <= 80 else float(text)
         except (ValueError, ZeroDivisionError):
-            raise NfgError(f"line {line}: {what} should be a number, not {text!r}") from None
+            raise NfgError(f"line {line}: {what} should be a number, not {text[:40]!r}") from None
+        except OverflowError:
+            value = math.inf
+        if math.isnan(value):
+            raise NfgError(f"line {line}: {what} should be a number, not {text[:40]!r}")
+        if math.isinf(value):
+            raise NfgError(f"line {line}: {what} {text[:40]} is beyond what a float holds (about 1.8e308)")
+        return value
 
     def strings(self, what: str) -> list[str]:
         self.take("{", f"'{{' opening the {what}")
@@ -134,7 +145,17 @@ def parse_nfg(text: str) -> NormalFormGame:
     tok = r.peek()
     if tok is not None and tok[0] == "str":
         r.take("str", "the comment")
-    cells = int(np.prod(counts, dtype=np.int64))
+    cells = math.prod(counts)  # a Python int: counts of 2**32 do not wrap around
+    # the file must list every cell (one number per player, or one outcome index): refuse
+    # counts the rest of the file cannot fill before allocating their table
+    needed = cells * n if names is None else cells
+    left = sum(1 for kind, _, _ in r.tokens[r.i :] if kind == "word")
+    if needed > left:
+        last = r.tokens[-1][2] if r.tokens else 1
+        raise NfgError(
+            f"line {last}: the file ends after {left:,} of the {needed:,} numbers its strategy counts "
+            f"({' x '.join(map(str, counts))} = {cells:,} cells) need"
+        )
     flat = np.zeros((cells, n))  # player 1's strategy fastest
     if names is None:
         for c in range(cells):
@@ -167,10 +188,7 @@ def parse_nfg(text: str) -> NormalFormGame:
 def read_nfg(path: str | Path) -> NormalFormGame:
     """Read a Gambit ``.nfg`` file; NfgError (a GameError) names the line at fault."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise NfgError(f"{path}: not a text file") from None
+    text = read_input_text(path, "normal-form game file", NfgError)
     try:
         return parse_nfg(text)
     except NfgError as exc:

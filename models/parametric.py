@@ -29,6 +29,7 @@ import numpy as np
 from .bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
 from .efg import ExtensiveGame, segment_ranges
 from .errors import EquilibriaError
+from .inputs import read_input_text
 from .output import write_text
 from .sequence import SequenceForm
 
@@ -217,7 +218,12 @@ class ParametricModel:
                 raise ModelError(f"{source}: player {p + 1} needs 'regions', a list of {{history: action}} objects")
             regions.append([{str(k): str(v) for k, v in r.items()} for r in regs])
         order: list[tuple[str, str]] = []
-        for item in data.get("order", []):
+        listed = data.get("order", [])
+        if not isinstance(listed, list):
+            raise ModelError(f"{source}: 'order' must be a list such as [\"1.1 <= 2.1\"], not {listed!r:.40}")
+        for item in listed:
+            if not isinstance(item, str):
+                raise ModelError(f"{source}: order entry {item!r:.40} should be text like '1.1 <= 2.1 <= 1.2'")
             parts = [s.strip() for s in str(item).split("<=")]
             if len(parts) < 2 or not all(parts):
                 raise ModelError(f"{source}: order entry '{item}' should read like '1.1 <= 2.1 <= 1.2'")
@@ -234,12 +240,13 @@ class ParametricModel:
     def from_json(cls, path: str | Path) -> ParametricModel:
         """Read a model file."""
         path = Path(path)
+        text = read_input_text(path, "model file", ModelError)
         try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise ModelError(f"no such model file: {path}") from None
+            data = json.loads(text)
         except json.JSONDecodeError as err:
             raise ModelError(f"{path}: line {err.lineno}: {err.msg}") from None
+        except (ValueError, RecursionError) as err:  # a 5,000-digit number, or nesting too deep
+            raise ModelError(f"{path}: not a model: {' '.join(str(err).split())[:120]}") from None
         return cls.from_dict(data, source=str(path))
 
 

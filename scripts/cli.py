@@ -53,6 +53,16 @@ def _write_strategies(answer: Any, path: str) -> None:
         table.to_csv(tmp, index=False)
 
 
+#: What ends a line for str.splitlines, or moves a terminal's cursor to another line.
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break shown as an escape (a file name or option value the
+    user gave may hold one): an error message stays one line."""
+    return text.translate({ord(c): repr(c)[1:-1] for c in LINE_BREAKS})
+
+
 def fixed(value: float, digits: int) -> str:
     """:func:`equilibria.models.wording.fixed`, imported when first printed (parsing the
     command line imports no numerical code)."""
@@ -524,6 +534,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     from ..models.presentation import belief_report, check_plot_target, plot_strategies, present, strategy_report
     from .play import equilibrium_for
 
+    if args.infoset is not None:
+        import re
+
+        try:
+            re.compile(args.infoset)
+        except (re.error, OverflowError, RecursionError) as exc:
+            raise _usage(f"--infoset is not a regular expression Python reads: {exc}") from None
     if args.plot:
         check_plot_target(args.plot)  # before the solve
     answer = equilibrium_for(args.game, args.backend, args.time_limit)
@@ -633,8 +650,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
             if name and name not in known and not name.startswith("seconds_"):
                 raise SweepError(f"{flag}: no column '{name}'; columns: {', '.join(sorted(known))}, seconds_STAGE")
-    if args.workers < 0:
-        raise SweepError(f"--workers must be 0 (in this process) or more, not {args.workers}")
     result = run_sweep(
         grid,
         args.output,
@@ -707,7 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play hands in the terminal against the computed equilibrium")
     p.add_argument("game", help=GAME_HELP)
     p.add_argument("--as", dest="seat", type=_text, default=None, help="your seat: a player's name or number")
-    p.add_argument("--seed", type=int, default=None, help="seed of the cards and the program's moves")
+    p.add_argument("--seed", type=_number("seed"), default=None, help="seed of the cards and the program's moves")
     p.add_argument("--hands", type=_number("count"), default=5, help="hands to play (default 5)")
     p.add_argument("--backend", type=_text, default=None, help="solver (default highs; scip for 3+ players)")
     p.add_argument("--time-limit", type=_number("positive"), default=None, help="seconds for the solver")
@@ -839,7 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cells",
-        type=_number("count"),
+        type=_number("cells"),
         default=4000,
         help="cells of the discretisation that verifies continuous answers (default 4000)",
     )
@@ -950,7 +965,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RESULTS",
         help="writes RESULTS.parquet, RESULTS.csv and one file per cell in RESULTS.cells/",
     )
-    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2; 0: in this process)")
+    p.add_argument(
+        "--workers", type=_number("workers"), default=2, help="local worker processes (default 2; 0: in this process)"
+    )
     p.add_argument("--scheduler", type=_text, metavar="tcp://HOST:PORT", help="run on this Dask cluster")
     p.add_argument("--retry-errors", action="store_true", help="solve again the cells recorded with status error")
     p.add_argument("--plot", type=_text, metavar="FILE.png", help="plot --y against --x, a line per --series")
@@ -976,7 +993,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        print(f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -1042,16 +1059,27 @@ def _number(kind: str):  # noqa: ANN202  (an argparse type)
         from ..models import checks
 
         try:
-            if kind in ("count", "breakpoints"):
-                whole = int(text) if text.strip().lstrip("+-").isdigit() else text
-                return checks.count("the value", whole, minimum=2 if kind == "breakpoints" else 1)
+            if kind in ("count", "breakpoints", "seed", "cells", "workers"):
+                # digits only (int() would also take '+3', ' 3', '٣' and '1_0')
+                whole = int(text) if text.isascii() and text.isdigit() else text
+                if not isinstance(whole, int):
+                    raise ValueError(text)
+                minimum = {"breakpoints": 2, "seed": 0, "workers": 0}.get(kind, 1)
+                maximum = {
+                    "breakpoints": checks.MAX_BREAKPOINTS,
+                    "cells": checks.MAX_CELLS,
+                    "workers": checks.MAX_WORKERS,
+                    "seed": 2**63 - 1,
+                }.get(kind)
+                return checks.count("the value", whole, minimum=minimum, maximum=maximum)
             value = float(text)
             return checks.number("the value", value, strict=kind == "positive", optional=False)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+            what = "a whole number (digits only)" if kind not in ("positive", "nonnegative") else "a number"
+            raise argparse.ArgumentTypeError(f"'{text:.40}' is not {what}") from None
         except checks.OptionError as exc:
             reason = str(exc).rsplit(", not ", 1)[0].removeprefix("the value ")
-            raise argparse.ArgumentTypeError(f"'{text}': {reason}") from None
+            raise argparse.ArgumentTypeError(f"'{text:.40}': {reason}") from None
 
     parse.__name__ = kind  # argparse names the type in its messages
     return parse
@@ -1169,7 +1197,7 @@ def _run(argv: list[str] | None) -> int:
                 with contextlib.redirect_stdout(out), _c_stdout_to_stderr():
                     code = args.func(args)
     except EquilibriaError as exc:
-        print(f"equilibria: error: {exc}", file=sys.stderr)
+        print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except MemoryError:
         print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)

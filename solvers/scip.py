@@ -37,6 +37,9 @@ _STATUS = {
 }
 
 
+#: SCIP's default value of infinity (``numerics/infinity``).
+SCIP_INFINITY = 1e20
+
 #: Seconds between progress reports of a running SCIP solve (logger ``equilibria.solvers``).
 PROGRESS_EVERY = 5.0
 
@@ -117,6 +120,11 @@ def solve_scip(
     import pyscipopt
 
     t0 = time.perf_counter()
+    largest = max(float(np.abs(problem.A.data).max(initial=0.0)), float(np.abs(problem.c).max(initial=0.0)))
+    if largest >= SCIP_INFINITY:
+        # SCIP takes such a coefficient for infinity and refuses the file (with a trail of
+        # error lines of its own on standard error): refuse it here, quietly
+        return _refused(problem, f"SCIP: a coefficient of {largest:.3g} is at or above its infinity (1e20)", {})
     fd, path = tempfile.mkstemp(suffix=".mps")
     os.close(fd)
     try:
@@ -125,7 +133,12 @@ def solve_scip(
         m = pyscipopt.Model()
         if not verbose:
             m.hideOutput()
-        m.readProblem(path)
+        try:
+            m.readProblem(path)
+        except Exception as exc:  # PySCIPOpt raises a bare Exception("SCIP: error in input data!")
+            if not str(exc).startswith("SCIP"):
+                raise
+            return _refused(problem, str(exc), {"build": t1 - t0})
     finally:
         os.unlink(path)
     is_lp = not is_mip(problem)
@@ -149,7 +162,12 @@ def solve_scip(
                 m.setSolVal(start, cols[n], value)
         m.addSol(start)
     t2 = time.perf_counter()
-    run_scip(m)
+    try:
+        run_scip(m)
+    except Exception as exc:  # PySCIPOpt raises a bare Exception("SCIP: error in input data!")
+        if not str(exc).startswith("SCIP"):
+            raise
+        return _refused(problem, str(exc), {"build": t1 - t0, "transfer": t2 - t1})
     t3 = time.perf_counter()
     status = _STATUS.get(m.getStatus(), Status.UNKNOWN)
     x = duals = objective = None
@@ -174,6 +192,21 @@ def solve_scip(
         seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": t3 - t2},
         dual_objective=dual_bound,
         message=m.getStatus(),
+    )
+
+
+def _refused(problem: LinearProgram, message: str, seconds: dict[str, float]) -> Solution:
+    """No solution: SCIP refused the numbers (payoffs of 1e16 and more); the caller, which
+    knows the game, says why."""
+    return Solution(
+        status=Status.ERROR,
+        objective=None,
+        x=None,
+        row_duals=None,
+        backend="scip",
+        method="branch-and-bound" if is_mip(problem) else "lp",
+        seconds=seconds,
+        message=message,
     )
 
 

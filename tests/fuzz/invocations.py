@@ -195,6 +195,28 @@ def invocations() -> list[tuple[str, ...]]:
     add("solve", "@THREEPLAYERS@", "--json")
     add("solve", "@NONZEROSUM@", "--json")
     add("export", "@THREEPLAYERS@", "-o", "@TMP@/t.mps")
+    # case classes found by running every workflow as a user would (see
+    # tests/test_user_workflows.py for the answers that must come out right)
+    add("play", "kuhn", "--seed", "-1", "--hands", "1")
+    add("threshold", "one_street", "--cells", "99999999999999999999")
+    add("sweep", "--game", "kuhn", "-o", "@TMP@/s", "--workers", "99999999999999999999")
+    add("show", "kuhn", "--infoset", "a{99999999999999999999}")
+    for v in ["+3", "\u0663", "1_0", " 3", "99999999999999999999", "1"]:
+        add("threshold", "kuhn:players=3", f"--breakpoints={v}")
+        add("nash", "kuhn:players=3", f"--breakpoints={v}")
+    add("solve", "kuhn", "--backend", "hig\nhs")
+    add("solve", "kuhn", "--strategy-out", "a\u2028b/x.csv")
+    for m in ["@BINJSON@", "@ORDERNUMBER@", "@ORDERNULL@", "@BIGINTJSON@", "/dev/zero"]:
+        add("threshold", "one_street", f"--model={m}")
+    for g in ["@HUGEPAYOFFNFG@", "@OVERFLOWNFG@", "@COUNTSNFG@", "@BIGCOUNTSNFG@"]:
+        add("nash", g)
+    add("solve", "@HUGEPAYOFFEFG@", "--backend", "scip")
+    for r in ["@RULESEXIT@", "@RULESCLASS@", "@RULESBUILTIN@", "@RULESGENEXIT@", "@RULESKBD@"]:
+        add("solve", r)
+    add("sweep", "--grid", "/dev/urandom", "-o", "@TMP@/g")
+    add("sweep", "--game", "kuhn", "--option", "time_limit=-1", "-o", "@TMP@/t")
+    add("show", "kuhn", "--plot", "@TMP@/k.mps")
+    add("export", "leduc", "--format", "lp", "-o", "@TMP@/x.mps")
     seen = set()
     unique = []
     for argv in out:
@@ -251,12 +273,37 @@ def prepare(scratch: Path) -> dict[str, str]:
         "@BADEFG@": ("bad.efg", 'EFG 2 R "t" { "A" "B" } ""\np "" 1 1 "i" { "a" } 0\n'),
         "@THREEPLAYERS@": ("three.efg", THREE_PLAYERS),
         "@NONZEROSUM@": ("nonzerosum.efg", NONZEROSUM),
+        "@ORDERNUMBER@": (
+            "order_number.json",
+            '{"players": [{"regions": [{"": "bet"}]}, {"regions": [{}]}], "order": 5}',
+        ),
+        "@ORDERNULL@": (
+            "order_null.json",
+            '{"players": [{"regions": [{"": "bet"}]}, {"regions": [{}]}], "order": null}',
+        ),
+        "@BIGINTJSON@": ("big_int.json", '{"players": [], "name": ' + "9" * 5001 + "}"),
+        "@HUGEPAYOFFNFG@": ("huge.nfg", 'NFG 1 R "x" { "A" "B" } { 2 2 }\n1e999999999 0 0 0 0 0 0 0\n'),
+        "@OVERFLOWNFG@": ("overflow.nfg", 'NFG 1 R "x" { "A" "B" } { 2 2 }\n1e400 0 0 0 0 0 0 0\n'),
+        "@COUNTSNFG@": ("counts.nfg", 'NFG 1 R "x" { "A" "B" } { 4294967296 2 }\n1 0 0 0\n'),
+        "@BIGCOUNTSNFG@": ("big_counts.nfg", 'NFG 1 R "x" { "A" "B" } { 100000000000000000000 2 }\n1 0\n'),
+        "@HUGEPAYOFFEFG@": (
+            "huge.efg",
+            'EFG 2 R "x" { "A" "B" }\n""\np "" 1 1 "i" { "a" "b" } 0\nt "" 1 "o" { 1e299, -1e299 }\n'
+            't "" 2 "p" { 0, 0 }\n',
+        ),
+        "@RULESEXIT@": ("rules_exit.py", "import sys\nsys.exit(7)\n"),
+        "@RULESCLASS@": ("rules_class.py", "class rules:\n    pass\n"),
+        "@RULESBUILTIN@": ("rules_builtin.py", "rules = print\n"),
+        "@RULESGENEXIT@": ("rules_genexit.py", "def rules(g):\n    raise GeneratorExit\n"),
+        "@RULESKBD@": ("rules_kbd.py", "raise KeyboardInterrupt\n"),
     }
     mapping = {"@TMP@": str(scratch), "@DIR@": str(scratch / "dir"), "@FIFO@": str(fifo)}
     mapping["@MISSING@"] = str(scratch / "missing")
     for key, (name, text) in files.items():
         (scratch / name).write_text(text)
         mapping[key] = str(scratch / name)
+    (scratch / "binary.json").write_bytes(bytes(range(256)))
+    mapping["@BINJSON@"] = str(scratch / "binary.json")
     return mapping
 
 
