@@ -10,6 +10,7 @@ strategies and certify them. :func:`solve_game` is the full-game route.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -284,6 +285,34 @@ def treeplexes(sf: SequenceForm) -> tuple[Treeplex, Treeplex]:
 #: Growth of the iteration count between two certificates of a first-order solve.
 CERTIFY_GROWTH = 1.25
 
+#: A first-order solve with a target stops as ``stalled`` once it has run
+#: :data:`STALL_AFTER` iterations and, at the rate its exploitability fell over the last
+#: :data:`STALL_SPAN`-fold of iterations, the target would take :data:`STALL_FACTOR` times
+#: the iterations run (CFR+ on Kuhn poker with a target of 1e-17 ran for ever).
+STALL_AFTER = 10_000
+STALL_SPAN = 8.0
+STALL_FACTOR = 1000.0
+
+
+def _out_of_reach(curve: list[dict], target: float | None) -> bool:
+    """True when, at the rate of the certificates' last :data:`STALL_SPAN`-fold of
+    iterations (exploitability ~ iterations**-rate), ``target`` needs more than
+    :data:`STALL_FACTOR` times the iterations run so far."""
+    if target is None or not curve:
+        return False
+    now = curve[-1]
+    earlier = [p for p in curve if p["iterations"] * STALL_SPAN <= now["iterations"]]
+    if not earlier:
+        return False
+    best_now = min(p["exploitability"] for p in curve)
+    best_then = min(p["exploitability"] for p in earlier)
+    if best_now <= target:
+        return False
+    if best_now >= best_then:
+        return True  # no progress at all over the span
+    rate = math.log(best_then / best_now) / math.log(now["iterations"] / earlier[-1]["iterations"])
+    return (best_now / target) ** (1.0 / rate) > STALL_FACTOR
+
 
 def solve_first_order(
     sf: SequenceForm,
@@ -300,7 +329,8 @@ def solve_first_order(
     The average strategies are certified by exact best responses after iteration counts
     growing by :data:`CERTIFY_GROWTH`; the run stops when the certified exploitability is
     at most ``target_exploitability`` (status ``target_reached``), when ``time_limit``
-    seconds have passed (``time_limit``) or after ``iterations`` (``iteration_limit``),
+    seconds have passed (``time_limit``), after ``iterations`` (``iteration_limit``), or
+    when the exploitability stops falling (``stalled``, see :data:`STALL_AFTER`),
     and returns the best certified strategies. At least one of the three is required.
     ``LPRun.curve`` lists each certificate: iterations, seconds, exploitability (and for
     mirror-prox the proven bound on the exploitability, half its bound on the duality gap);
@@ -369,6 +399,12 @@ def solve_first_order(
                 status = "time_limit"
                 break
             if iterations is not None and solver.iterations >= iterations:
+                break
+            if solver.iterations >= STALL_AFTER and _out_of_reach(curve, target_exploitability):
+                # at the rate of the last iterations the target would take more than
+                # STALL_FACTOR times as many: it is below what the method reaches here (or
+                # what floating point resolves), and waiting for it would never end
+                status = "stalled"
                 break
             next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
     times["solve"] = times.get("solve", 0.0) + solving

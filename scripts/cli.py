@@ -99,6 +99,11 @@ def _print_certificate(answer: Any) -> None:
     print(
         f"status          {answer.status} ({answer.backend}" + (f", method {answer.method})" if answer.method else ")")
     )
+    if answer.status == "stalled":
+        print(
+            "                the exploitability falls too slowly for the target: at its rate the target "
+            "needs over 1,000 times the iterations run; the best certified strategies are above"
+        )
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

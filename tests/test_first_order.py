@@ -178,3 +178,13 @@ def test_general_sum_games_are_refused_as_by_the_lp():
             match=re.escape(f"{algorithm} needs a zero-sum (or constant-sum) game, but the payoffs at"),
         ):
             equilibria.solve(game, algorithm=algorithm, iterations=5)
+
+
+def test_a_target_below_floating_point_resolution_stops_as_stalled():
+    # a target of 1e-18 is below what doubles resolve on payoffs of size 1 (about 1e-16):
+    # no method reaches it, and the run must say so instead of iterating for ever
+    answer = equilibria.solve("kuhn", algorithm="cfr+", target_exploitability=1e-18)
+    assert answer.status == "stalled"
+    assert answer.exploitability > 1e-18
+    low, high = answer.value_bounds
+    assert low - 1e-12 <= KUHN <= high + 1e-12

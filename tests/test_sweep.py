@@ -178,7 +178,7 @@ def _cli(*args, cwd=None):
         ([], "the grid is empty"),
         (["--game", "leduc", "--param", "ranks="], "an empty value of ranks"),
         (["--game", "kuhn", "--plot", "p.png", "--x", "nope", "--y", "value"], "no column 'nope'"),
-        (["--grid", "missing.json"], "cannot read the grid"),
+        (["--grid", "missing.json"], "no such grid: missing.json"),
     ],
 )
 def test_cli_bad_input(args, message, tmp_path):
