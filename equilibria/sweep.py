@@ -132,6 +132,18 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+#: Most cells one sweep holds: its store keeps a file per cell, and a range such as
+#: ``3..1000000`` is more often a slip than a plan (split a larger study into sweeps).
+MAX_SWEEP_CELLS = 100_000
+
+
+def _check_cell_count(count: int, what: str) -> None:
+    if count > MAX_SWEEP_CELLS:
+        raise SweepError(
+            f"{what} makes {count:,} cells; a sweep holds at most {MAX_SWEEP_CELLS:,} (split it into several sweeps)"
+        )
+
+
 def _values(value: Any, name: str = "") -> list[Any]:
     """A grid entry as a list: lists as they are, ``"a,b"`` split, ``"3..6"`` expanded."""
     if isinstance(value, (list, tuple)):
@@ -148,6 +160,7 @@ def _values(value: Any, name: str = "") -> list[Any]:
                 low, high = int(m.group(1)), int(m.group(2))
                 if high < low:
                     raise SweepError(f"empty range '{item}'")
+                _check_cell_count(high - low + 1, f"the range '{item.strip()}'")
                 out.extend(range(low, high + 1))
                 continue
             if item == "":
@@ -351,6 +364,7 @@ class Grid:
                 if not values:
                     raise SweepError(f"parameter {key} has no values")
             keys = list(given)
+            _check_cell_count(len(out) + math.prod(len(v) for v in given.values()), "the grid's games")
             for combo in product(*(given[k] for k in keys)):
                 params = {}
                 for k, v in zip(keys, combo):
@@ -387,6 +401,7 @@ class Grid:
         from .routes import ROUTES
 
         view = ROUTES[self.route].view
+        _check_cell_count(len(games) * math.prod(len(v) for v in options.values()), "the grid")
         checked: set[str] = set()
         cells: dict[str, Cell] = {}
         names = list(options)

@@ -184,18 +184,38 @@ def _path(game: ExtensiveGame, node: int) -> list[str]:
     return steps[::-1]
 
 
+#: Seconds ``show`` and ``play`` give MIP Nash when no --time-limit is given: a general-sum
+#: game can take hours (OpenSpiel's sheriff: 46,821 rows, no incumbent in minutes), and a
+#: command that only displays an equilibrium should not run unbounded.
+DEFAULT_NASH_SECONDS = 60.0
+
+
 def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | None = None) -> Any:
     """The certified answer ``show`` and ``play`` use: the sequence-form LP for two-player
-    zero-sum games, MIP Nash otherwise (exact products on SCIP for more than two players)."""
+    zero-sum (or constant-sum) games, MIP Nash otherwise (exact products on SCIP for more
+    than two players), the latter for :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
     from ..instances import describe
+    from ..models.errors import SolverError
     from ..routes import solve
 
     description = describe(spec)
     game = description.extensive()
     pay = game.terminal_payoffs()
-    zero_sum = bool(np.allclose(pay.sum(axis=1), 0.0, atol=1e-9))
-    if game.num_players == 2 and zero_sum:
+    sums = pay.sum(axis=1)
+    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
+    constant_sum = sums.shape[0] == 0 or bool(np.all(np.abs(sums - sums[0]) <= 1e-9 * scale))
+    if game.num_players == 2 and constant_sum:
         return solve(description, "lp", backend=backend or "highs", time_limit=time_limit)
-    if game.num_players == 2:
-        return solve(description, "nash", backend=backend or "highs", time_limit=time_limit)
-    return solve(description, "nash", backend=backend or "scip", products="exact", time_limit=time_limit)
+    limit = DEFAULT_NASH_SECONDS if time_limit is None else time_limit
+    try:
+        if game.num_players == 2:
+            return solve(description, "nash", backend=backend or "highs", time_limit=limit)
+        return solve(description, "nash", backend=backend or "scip", products="exact", time_limit=limit)
+    except SolverError as error:
+        if time_limit is not None or "time_limit" not in str(error):
+            raise
+        raise SolverError(
+            f"no equilibrium found in {limit:g} s (MIP Nash, as the game is "
+            f"{'general-sum' if game.num_players == 2 else f'for {game.num_players} players'}); "
+            "give --time-limit SECONDS to search longer, or try --backend scip"
+        ) from None

@@ -432,3 +432,41 @@ def test_sweep_option_values_out_of_range_or_of_the_wrong_kind_are_bad_input(tmp
     grid.write_text("route: lp\ngames: [kuhn]\noptions:\n  time_limit: 2024-01-01\n")
     assert "date" in one_line_refusal(run_cli("sweep", "--grid", str(grid), "-o", str(tmp_path / "s")))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dates.yaml"]
+
+
+# ---------------------------------------------------------------- commands that ran unbounded
+def test_show_bounds_mip_nash_when_no_time_limit_is_given():
+    """show on a general-sum game used to run MIP Nash without a limit (sheriff: 46,821
+    rows, no incumbent after minutes); without --time-limit it now stops after its default
+    (3 s here instead of 60) with one line that says how to search longer."""
+    code = (
+        "import sys\n"
+        "import equilibria.scripts.play as play\n"
+        "play.DEFAULT_NASH_SECONDS = 3\n"
+        "from equilibria.scripts.console import entry\n"
+        "sys.argv = ['equilibria', 'show', 'sheriff', '--quiet']\n"
+        "entry()\n"
+    )
+    started = time.monotonic()
+    line = one_line_refusal(run_python(code))
+    assert time.monotonic() - started < 60
+    assert "no equilibrium found in 3 s" in line and "--time-limit" in line
+
+
+def test_show_solves_a_constant_sum_game_by_the_lp(tmp_path):
+    """Kuhn poker with 16 added to player 2's payoffs is constant-sum: show takes the
+    sequence-form LP like solve (it ran MIP Nash on it) and shows player 1's value -1/18."""
+    import re
+
+    from equilibria.instances import registry  # noqa: F401  (the bundled file's folder)
+
+    source = (Path(registry.__file__).parent / "kuhn_poker.efg").read_text()
+    shifted = re.sub(r"\{ *([-\d./]+)\s*,?\s*([-\d./]+) *\}", lambda m: f"{{ {m[1]}, {float(m[2]) + 16} }}", source)
+    path = tmp_path / "kuhn16.efg"
+    path.write_text(shifted)
+    run = run_cli("show", str(path), "--json")
+    assert run.returncode == 0, run.stderr
+    shown = json.loads(run.stdout)
+    assert shown["route"] == "lp"
+    assert shown["payoffs"] == pytest.approx([-1 / 18, 16 + 1 / 18], abs=1e-9)  # Kuhn (1950)
+    assert shown["nash_conv"] <= 1e-9

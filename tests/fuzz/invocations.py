@@ -235,6 +235,9 @@ MUST_BE_QUICK = [
     ("info", "rhode_island", "--quiet"),
     ("solve", "leduc:ranks=99999999999999999999", "--quiet"),
     ("solve", "liars_dice:sides=100", "--quiet"),
+    ("sweep", "--game", "leduc:ranks=3..1000000", "-o", "r", "--quiet"),
+    ("sweep", "--game", "kuhn", "--option", "time_limit=1..1000000", "-o", "r", "--quiet"),
+    ("sweep", "--game", "leduc:ranks=3..400", "--option", "time_limit=1..400", "-o", "r", "--quiet"),
 ]
 
 THREE_PLAYERS = """EFG 2 R "three" { "A" "B" "C" }
