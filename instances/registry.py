@@ -158,7 +158,7 @@ class GameDescription:
     name: str
     params: dict[str, Any]
     factories: dict[str, Callable[[], Any]]
-    sizes: dict[str, Callable[[], int]] = field(default_factory=dict)
+    sizes: dict[str, Callable[[], int | None]] = field(default_factory=dict)
     _built: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def estimate(self, view: str) -> tuple[int, int] | None:
@@ -166,8 +166,10 @@ class GameDescription:
         :data:`BYTES_PER_UNIT`)."""
         if view not in self.sizes:
             return None
-        units = int(self.sizes[view]())
-        return units, units * BYTES_PER_UNIT[view]
+        units = self.sizes[view]()
+        if units is None:  # a rules file whose random plays fail: building reports why
+            return None
+        return int(units), int(units) * BYTES_PER_UNIT[view]
 
     def check_size(self, view: str) -> None:
         """Raise TooLarge, with the estimate and the memory available, when the view would
@@ -449,18 +451,22 @@ def rules_files() -> dict[str, Path]:
 
 def rules_factory(path: Path) -> Callable[..., Any]:
     """A factory generating the game of the rules file ``path``, taking the rules'
-    parameters (its signature is theirs, so parameters are typed by their defaults)."""
-    from ..models.rules import generate, load_rules
+    parameters (its signature is theirs, so parameters are typed by their defaults), with
+    ``size``, the estimate of its nodes, beside it."""
+    from ..models.rules import estimate_nodes, generate, load_rules
 
     rules_file = load_rules(path)
 
     def build(**params: Any) -> ExtensiveGame:
-        return generate(rules_file, **params)
+        # stop at the nodes the machine can solve: a random-play estimate may fall short
+        return generate(rules_file, max_nodes=available_memory() // BYTES_PER_UNIT["extensive"], **params)
 
     build.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in rules_file.parameters]
     )
     build.summary = _first_line(path) or rules_file.title  # type: ignore[attr-defined]
+    # the size estimate of the tree from random plays, taking the same parameters
+    build.size = lambda **params: estimate_nodes(rules_file, params)  # type: ignore[attr-defined]
     return build
 
 
@@ -479,7 +485,12 @@ def _first_line(path: Path) -> str:
 def _rules_entry(stem: str, path: Path) -> GameEntry:
     factory = rules_factory(path)
     summary = getattr(factory, "summary", stem)
-    return GameEntry(stem, f"{summary} (rules file rules/{path.name})", {"extensive": factory})
+    return GameEntry(
+        stem,
+        f"{summary} (rules file rules/{path.name})",
+        {"extensive": factory},
+        {"extensive": factory.size},  # type: ignore[attr-defined]
+    )
 
 
 def _rules_description(spec: str, path_text: str, params: str) -> GameDescription:
@@ -490,7 +501,10 @@ def _rules_description(spec: str, path_text: str, params: str) -> GameDescriptio
     factory = rules_factory(path)
     parameters = _parameters(factory)
     kwargs = parse_params(path_text, params, parameters)
-    return GameDescription(spec, path.stem, kwargs, {"extensive": partial(factory, **kwargs)})
+    size = factory.size  # type: ignore[attr-defined]
+    return GameDescription(
+        spec, path.stem, kwargs, {"extensive": partial(factory, **kwargs)}, {"extensive": partial(size, **kwargs)}
+    )
 
 
 _ENTRIES: dict[str, GameEntry] | None = None
@@ -618,7 +632,7 @@ def describe(spec: Any) -> GameDescription:
             factories[view] = bound
     if "extensive" not in entry.factories and "signal" in factories:
         factories["extensive"] = _signal_extensive(factories["signal"], spec)
-    sizes: dict[str, Callable[[], int]] = {}
+    sizes: dict[str, Callable[[], int | None]] = {}
     for view, size in entry.sizes.items():
         taken = {k: v for k, v in kwargs.items() if k in _parameters(size) or _takes_any(size)}
         sizes[view] = partial(size, **taken)

@@ -57,12 +57,68 @@ from .errors import GameError
 #: A play making more moves than this is reported as a play that never ends.
 DEFAULT_MAX_MOVES = 10_000
 
+#: Seconds rules code may run without a move (a call of ``g``'s primitives) before it is
+#: stopped as an endless loop: the move limit counts moves, so a loop that makes none, or
+#: a file whose top level never returns, ran for ever.
+NO_MOVE_SECONDS = 30.0
+
+#: Random plays :func:`estimate_nodes` walks (at most, within :data:`PROBE_SECONDS`).
+PROBES = 64
+PROBE_SECONDS = 2.0
+
 _FACT = -1  # the "who" of an observation that is a revealed fact
 _EXACT = (Fraction, int)
 
 
 class RulesError(GameError):
     """The rules are malformed; the message names the rules file and line."""
+
+
+class TreeTooLarge(RulesError):
+    """The rules' tree grows beyond the nodes allowed (what the machine's memory holds)."""
+
+
+class _NoMove(BaseException):
+    """Raised inside rules code that has run :data:`NO_MOVE_SECONDS` without a move."""
+
+
+def _endless(path: Path, exc: BaseException) -> RulesError:
+    return RulesError(
+        f"{path}:{_line_in(path, exc.__traceback__)}: the rules ran {NO_MOVE_SECONDS:g} s without a move "
+        "(no call of g.chance, g.choose, g.reveal or g.outcome: an endless loop?)"
+    )
+
+
+@contextlib.contextmanager
+def _watchdog(progress: Callable[[], Any], seconds: float | None = None) -> Iterator[None]:
+    """Raise :class:`_NoMove` in this thread once ``progress()`` has returned the same value
+    for ``seconds`` (default :data:`NO_MOVE_SECONDS`). The exception is delivered between
+    two bytecodes of whatever Python code runs, so a bare ``while True: pass`` stops too."""
+    import ctypes
+    import threading
+    import time
+
+    limit = NO_MOVE_SECONDS if seconds is None else seconds
+    target = threading.get_ident()
+    stop = threading.Event()
+
+    def watch() -> None:
+        last, since = progress(), time.monotonic()
+        while not stop.wait(min(1.0, limit / 4)):
+            now = progress()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= limit:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(_NoMove))
+                return
+
+    thread = threading.Thread(target=watch, name="rules-watchdog", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @dataclass(frozen=True)
@@ -98,12 +154,17 @@ def load_rules(path: str | Path) -> RulesFile:
         raise RulesError(f"{path}: cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
     try:
-        with _user_code():
+        with _user_code(), _watchdog(lambda: 0):
             spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise RulesError(f"{path}:{exc.lineno}: {exc.msg}") from None
     except KeyboardInterrupt:
         raise
+    except _NoMove as exc:
+        raise RulesError(
+            f"{path}:{_line_in(path, exc.__traceback__)}: the file's top level ran {NO_MOVE_SECONDS:g} s "
+            "without finishing (an endless loop?)"
+        ) from None
     except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the file's own doing
         raise RulesError(f"{path}:{_line_in(path, exc.__traceback__)}: {_what(exc)}") from None
     rules = getattr(module, "rules", None)
@@ -175,8 +236,10 @@ class Explorer:
     Use :func:`generate` rather than this class directly.
     """
 
-    def __init__(self, rules_file: RulesFile, max_moves: int = DEFAULT_MAX_MOVES):
+    def __init__(self, rules_file: RulesFile, max_moves: int = DEFAULT_MAX_MOVES, max_nodes: int | None = None):
         self.file = rules_file
+        self._max_nodes = max_nodes
+        self._plays = 0
         self.players = rules_file.players
         self.everyone = rules_file.players
         self.num_players = len(self.players)
@@ -268,6 +331,11 @@ class Explorer:
                 f"the play has made more than {self._max_moves} moves without an outcome (does it ever end?)"
             )
         node = len(self.kind)
+        if self._max_nodes is not None and node >= self._max_nodes:
+            raise TreeTooLarge(
+                f"{self.file.path}: the game grows beyond {self._max_nodes:,} nodes, more than this machine's "
+                "memory holds to solve it; choose smaller parameters"
+            )
         if pos:
             self.parent.append(self._moves[pos - 1][0])
             self.action.append(self._path[pos - 1])
@@ -477,9 +545,17 @@ class Explorer:
     # ---------------------------------------------------------------- exploration
     def explore(self, params: dict[str, Any]) -> None:
         """Run the rules over every path of the tree."""
+        with _watchdog(lambda: (self._plays, self._pos)):
+            try:
+                self._explore(params)
+            except _NoMove as exc:
+                raise _endless(self.file.path, exc) from None
+
+    def _explore(self, params: dict[str, Any]) -> None:
         rules = partial(self.file.rules, self, **params)
         path, moves, taken = self._path, self._moves, self._taken
         while True:
+            self._plays += 1
             self._pos = 0
             self._done = False
             if self._replay_end == 0:
@@ -492,7 +568,7 @@ class Explorer:
                 raise
             except RecursionError:
                 raise RulesError(f"{self.file.path}: the rules recurse too deeply") from None
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, _NoMove):
                 raise
             except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the rules' own doing
                 line = _line_in(self.file.path, exc.__traceback__)
@@ -613,12 +689,97 @@ class Explorer:
         return game
 
 
+class _Probe:
+    """The ``g`` of one random play: options are drawn uniformly and the numbers of options
+    multiplied along the way, which estimates the size of the tree (Knuth, "Estimating the
+    efficiency of backtrack programs", 1975): nodes = 1 + d1 + d1*d2 + ... for the numbers
+    of options d1, d2, ... met."""
+
+    def __init__(self, rules_file: RulesFile, rng: Any, max_moves: int):
+        self.players = self.everyone = rules_file.players
+        self.num_players = len(self.players)
+        self._rng = rng
+        self._max_moves = max_moves
+        self.moves = 0
+        self.width = 1.0
+        self.nodes = 1.0
+        self.ended = False
+
+    def _pick(self, options: Any) -> Any:
+        opts = tuple(options)
+        if not opts or self.moves >= self._max_moves or self.ended:
+            raise _ProbeFailed
+        self.moves += 1
+        self.width *= len(opts)
+        self.nodes += self.width
+        return opts[self._rng.randrange(len(opts))]
+
+    def chance(self, options: Any, probs: Any = None, label: str = "", names: Any = None) -> Any:
+        return self._pick(options)
+
+    def choose(self, player: Any, options: Any, secret: bool = False) -> Any:
+        return self._pick(options)
+
+    def reveal(self, players: Any, fact: Any) -> None:
+        self.moves += 1
+
+    def outcome(self, payoffs: Any) -> None:
+        self.ended = True
+
+
+class _ProbeFailed(Exception):
+    """A random play that cannot be measured (the explorer reports what is wrong)."""
+
+
+def estimate_nodes(
+    rules: RulesFile, params: dict[str, Any], probes: int = PROBES, seconds: float = PROBE_SECONDS, seed: int = 0
+) -> int | None:
+    """The number of nodes the rules' tree is expected to have, from up to ``probes`` random
+    plays walked within ``seconds`` (see :class:`_Probe`); None when a play fails (the
+    rules' error is then reported when the tree is built). Unbiased, with a spread that is
+    small when the tree is regular, as game trees with their deals mostly are; used to
+    refuse a game far beyond the machine before building any of it."""
+    import random
+    import time
+
+    rng = random.Random(seed)
+    total, walked = 0.0, 0
+    started = time.monotonic()
+    quiet = io.StringIO()
+    plays = [0]
+    with _watchdog(lambda: (plays[0], walked)):
+        try:
+            while walked < probes and (walked == 0 or time.monotonic() - started < seconds):
+                probe = _Probe(rules, rng, DEFAULT_MAX_MOVES)
+                plays[0] = id(probe)
+                with contextlib.redirect_stdout(quiet):
+                    rules.rules(probe, **params)
+                if not probe.ended:
+                    return None
+                total += probe.nodes
+                walked += 1
+                quiet.seek(0)
+                quiet.truncate()
+        except KeyboardInterrupt:
+            raise
+        except _NoMove as exc:
+            raise _endless(rules.path, exc) from None
+        except BaseException:  # the rules' own error: generate() reports it with its line
+            return None
+    return int(total / walked)
+
+
 def generate(
-    rules: str | Path | RulesFile, max_moves: int = DEFAULT_MAX_MOVES, title: str | None = None, **params: Any
+    rules: str | Path | RulesFile,
+    max_moves: int = DEFAULT_MAX_MOVES,
+    title: str | None = None,
+    max_nodes: int | None = None,
+    **params: Any,
 ) -> ExtensiveGame:
     """The game tree of a rules file (a path or a loaded :class:`RulesFile`) with the given
     parameters, as a validated :class:`ExtensiveGame` with information sets labelled in the
-    rules' words. RulesError names the file and line of malformed rules."""
+    rules' words. RulesError names the file and line of malformed rules; TreeTooLarge says
+    that the tree grew beyond ``max_nodes``."""
     rf = rules if isinstance(rules, RulesFile) else load_rules(rules)
     known = {p.name for p in rf.parameters}
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in rf.parameters)
@@ -628,7 +789,7 @@ def generate(
             f"{rf.path}: rules take no parameter '{unknown[0]}'"
             + (f"; they take {', '.join(sorted(known))}" if known else "; they take none")
         )
-    explorer = Explorer(rf, max_moves=max_moves)
+    explorer = Explorer(rf, max_moves=max_moves, max_nodes=max_nodes)
     explorer.explore(params)
     if title is None:
         shown = ",".join(f"{k}={v}" for k, v in params.items())
@@ -636,4 +797,14 @@ def generate(
     return explorer.game(title)
 
 
-__all__ = ["DEFAULT_MAX_MOVES", "Explorer", "RulesError", "RulesFile", "generate", "load_rules"]
+__all__ = [
+    "DEFAULT_MAX_MOVES",
+    "NO_MOVE_SECONDS",
+    "Explorer",
+    "RulesError",
+    "RulesFile",
+    "TreeTooLarge",
+    "estimate_nodes",
+    "generate",
+    "load_rules",
+]

@@ -534,6 +534,9 @@ def _print_equilibrium(answer: Any) -> None:
     )
 
 
+SHOW_TIME_LIMIT_HELP = "seconds for the solver (general-sum and 3+ player games: default 60)"
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from ..models.output import atomic_output
     from ..models.presentation import belief_report, check_plot_target, plot_strategies, present, strategy_report
@@ -721,7 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beliefs", action="store_true", help="the player's posterior over the nodes it cannot tell apart")
     p.add_argument("--plot", type=_text, default=None, help="draw the strategies (probability against private info)")
     p.add_argument("--backend", type=_text, default=None, help="solver (default highs; scip for 3+ players)")
-    p.add_argument("--time-limit", type=_number("positive"), default=None, help="seconds for the solver (general-sum and 3+ player games: default 60)")
+    p.add_argument("--time-limit", type=_number("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
     p.add_argument("--json", action="store_true", help="the tables as JSON")
     p.set_defaults(func=cmd_show)
 
@@ -731,7 +734,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_number("seed"), default=None, help="seed of the cards and the program's moves")
     p.add_argument("--hands", type=_number("count"), default=5, help="hands to play (default 5)")
     p.add_argument("--backend", type=_text, default=None, help="solver (default highs; scip for 3+ players)")
-    p.add_argument("--time-limit", type=_number("positive"), default=None, help="seconds for the solver (general-sum and 3+ player games: default 60)")
+    p.add_argument("--time-limit", type=_number("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
     p.set_defaults(func=cmd_play, interactive=True)
 
     p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")

@@ -470,3 +470,62 @@ def test_show_solves_a_constant_sum_game_by_the_lp(tmp_path):
     assert shown["route"] == "lp"
     assert shown["payoffs"] == pytest.approx([-1 / 18, 16 + 1 / 18], abs=1e-9)  # Kuhn (1950)
     assert shown["nash_conv"] <= 1e-9
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("def rules(g):\n    while True:\n        pass\n", 2, "without a move"),
+        (
+            "def rules(g):\n    c = g.chance([1, 2])\n    while c == 2:\n        pass\n    g.outcome([1, -1])\n",
+            3,
+            "without a move",
+        ),
+        ("x = 0\nwhile True:\n    x += 1\n", 2, "top level ran"),
+    ],
+)
+def test_an_endless_rules_file_is_stopped_with_its_line(text, line, words, tmp_path):
+    """A rules file that loops without calling g (or never finishes loading) ran for ever:
+    the move limit counts only moves. It is stopped after NO_MOVE_SECONDS (2 s here) with
+    the line it was looping on."""
+    path = tmp_path / "endless.py"
+    path.write_text(text)
+    code = (
+        "import sys\n"
+        "import equilibria.models.rules as rules\n"
+        "rules.NO_MOVE_SECONDS = 2\n"
+        "from equilibria.scripts.console import entry\n"
+        f"sys.argv = ['equilibria', 'info', {str(path)!r}]\n"
+        "entry()\n"
+    )
+    error = one_line_refusal(run_python(code, timeout=60))
+    assert f"endless.py:{line}:" in error and words in error
+
+
+def test_rules_games_beyond_the_machine_are_refused_before_building():
+    """kuhn_rules with 100,000 cards has 1e10 deals: the estimate from random plays refuses
+    it at once, naming its size (it used to build until stopped)."""
+    error = one_line_refusal(run_cli("solve", "kuhn_rules:cards=100000", timeout=60))
+    assert "too large" in error and "billion nodes" in error
+
+
+@pytest.mark.parametrize("spec", ["kuhn_rules:cards=12", "leduc_rules", "sheriff_rules", "kuhn3_rules"])
+def test_the_random_play_estimate_is_near_the_tree_built(spec):
+    """Knuth's estimate (1975) from random plays against the node count of the tree the
+    rules build: within a factor of two on the shipped rules."""
+    from equilibria.instances import describe
+
+    description = describe(spec)
+    estimated, _ = description.estimate("extensive")
+    built = description.extensive().num_nodes
+    assert built / 2 <= estimated <= 2 * built, (estimated, built)
+
+
+def test_a_rules_tree_stops_at_the_node_budget(tmp_path):
+    from equilibria.models.rules import TreeTooLarge, generate
+
+    path = tmp_path / "wide.py"
+    path.write_text("def rules(g, n=100):\n    a = g.chance(range(n))\n    g.outcome([a, -a])\n")
+    with pytest.raises(TreeTooLarge, match="beyond 50 nodes"):
+        generate(path, max_nodes=50)
+    assert generate(path, max_nodes=101).num_nodes == 101  # a root and its 100 outcomes

@@ -211,12 +211,18 @@ def invocations() -> list[tuple[str, ...]]:
     for g in ["@HUGEPAYOFFNFG@", "@OVERFLOWNFG@", "@COUNTSNFG@", "@BIGCOUNTSNFG@"]:
         add("nash", g)
     add("solve", "@HUGEPAYOFFEFG@", "--backend", "scip")
-    for r in ["@RULESEXIT@", "@RULESCLASS@", "@RULESBUILTIN@", "@RULESGENEXIT@", "@RULESKBD@"]:
+    for r in ["@RULESEXIT@", "@RULESCLASS@", "@RULESBUILTIN@", "@RULESGENEXIT@", "@RULESKBD@", "@RULESHUGE@"]:
         add("solve", r)
     add("sweep", "--grid", "/dev/urandom", "-o", "@TMP@/g")
     add("sweep", "--game", "kuhn", "--option", "time_limit=-1", "-o", "@TMP@/t")
     add("show", "kuhn", "--plot", "@TMP@/k.mps")
     add("export", "leduc", "--format", "lp", "-o", "@TMP@/x.mps")
+    # hangs: endless rules (stopped after 30 s without a move), sizes beyond the machine
+    add("info", "@RULESLOOP@")
+    add("info", "@RULESLOOPTOP@")
+    add("solve", "kuhn_rules:cards=100000")
+    add("info", "liars_dice_rules:sides=15")
+    add("sweep", "--game", "leduc:ranks=3..1000000", "-o", "@TMP@/r")
     seen = set()
     unique = []
     for argv in out:
@@ -235,6 +241,8 @@ MUST_BE_QUICK = [
     ("info", "rhode_island", "--quiet"),
     ("solve", "leduc:ranks=99999999999999999999", "--quiet"),
     ("solve", "liars_dice:sides=100", "--quiet"),
+    ("solve", "kuhn_rules:cards=100000", "--quiet"),
+    ("info", "liars_dice_rules:sides=15", "--quiet"),
     ("sweep", "--game", "leduc:ranks=3..1000000", "-o", "r", "--quiet"),
     ("sweep", "--game", "kuhn", "--option", "time_limit=1..1000000", "-o", "r", "--quiet"),
     ("sweep", "--game", "leduc:ranks=3..400", "--option", "time_limit=1..400", "-o", "r", "--quiet"),
@@ -299,6 +307,13 @@ def prepare(scratch: Path) -> dict[str, str]:
         "@RULESBUILTIN@": ("rules_builtin.py", "rules = print\n"),
         "@RULESGENEXIT@": ("rules_genexit.py", "def rules(g):\n    raise GeneratorExit\n"),
         "@RULESKBD@": ("rules_kbd.py", "raise KeyboardInterrupt\n"),
+        "@RULESLOOP@": ("rules_loop.py", "def rules(g):\n    while True:\n        pass\n"),
+        "@RULESLOOPTOP@": ("rules_looptop.py", "while True:\n    pass\n"),
+        "@RULESHUGE@": (
+            "rules_huge.py",
+            "def rules(g, n=10**6):\n    a = g.chance(range(n))\n    b = g.chance(range(n))\n"
+            "    g.outcome([a - b, b - a])\n",
+        ),
     }
     mapping = {"@TMP@": str(scratch), "@DIR@": str(scratch / "dir"), "@FIFO@": str(fifo)}
     mapping["@MISSING@"] = str(scratch / "missing")
