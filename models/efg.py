@@ -70,6 +70,12 @@ def segment_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, counts) + np.arange(total, dtype=np.int64)
 
 
+#: Trees with more depth levels than this, and fewer than :data:`NARROW_WIDTH` nodes per
+#: level on average, are summed up by pointer jumping rather than level by level.
+DEEP_LEVELS = 1000
+NARROW_WIDTH = 64
+
+
 @dataclass(frozen=True)
 class PathSummary:
     """Per terminal: its node, each player's own sequence leading to it and its chance
@@ -515,6 +521,8 @@ class ExtensiveGame:
         return cached
 
     def _top_down(self) -> PathSummary:
+        if self.num_levels > DEEP_LEVELS and self.num_nodes < NARROW_WIDTH * self.num_levels:
+            return self._top_down_by_jumps()
         # One sweep over depth levels keeping only the previous level's arrays, so the
         # memory beyond the game is proportional to the widest level.
         P = self.num_players
@@ -562,6 +570,53 @@ class ExtensiveGame:
             done += term.shape[0]
             prev_seq, prev_reach, prev_start = seq, reach, start
         return PathSummary(terminal_nodes, term_seq, term_chance, parent_seq)
+
+    def _top_down_by_jumps(self) -> PathSummary:
+        """:meth:`_top_down` for deep, narrow trees (a sweep per level would cost a few
+        numpy calls per level: minutes for a chain of a million nodes). Every node's
+        sequences and chance reach are found by pointer jumping, ``log2(depth)`` passes over
+        all nodes, with memory proportional to the nodes times the players."""
+        n, P = self.num_nodes, self.num_players
+        _, local_start = self.local_infoset_numbering()
+        parent = self.parent.copy()
+        parent[0] = 0
+        above = self.player[parent]  # who moves at each node's parent (the root: itself)
+        above[0] = CHANCE
+        sequence_in = np.zeros(n, dtype=np.int64)  # the sequence of the edge into a node
+        decided = np.flatnonzero(above >= 0)
+        sequence_in[decided] = 1 + local_start[self.infoset[parent[decided]]] + self.action[decided]
+        seq = np.zeros((n, P), dtype=np.int64)
+        for p in range(P):
+            # from each node, the nearest node (itself or an ancestor) entered by p's move
+            source = np.where(above == p, np.arange(n), parent)
+            source[0] = 0
+            while True:
+                jumped = source[source]
+                if np.array_equal(jumped, source):
+                    break
+                source = jumped
+            seq[:, p] = np.where(above[source] == p, sequence_in[source], 0)
+        reach = self.chance_prob.astype(np.float64).copy()
+        reach[0] = 1.0
+        pointer = parent
+        while np.any(pointer):
+            reach = reach * reach[pointer]
+            pointer = pointer[pointer]
+        # perfect recall: every node of an information set reached by one own sequence
+        dec = np.flatnonzero(self.player >= 0)
+        ks = self.infoset[dec]
+        own = seq[dec, self.player[dec]]
+        parent_seq = np.full(self.num_infosets, -1, dtype=np.int64)
+        parent_seq[ks[::-1]] = own[::-1]  # the first node of each set (in node order) wins
+        clash = np.flatnonzero(parent_seq[ks] != own)
+        if clash.shape[0]:
+            node = int(dec[clash[0]])
+            raise GameError(
+                f"imperfect recall at {self.infoset_label(int(self.infoset[node]))}: "
+                f"its nodes are reached by different own histories (e.g. {self.describe_node(node)})"
+            )
+        terminal_nodes = np.flatnonzero(self.player == TERMINAL)
+        return PathSummary(terminal_nodes, seq[terminal_nodes], reach[terminal_nodes], parent_seq)
 
     def local_infoset_numbering(self) -> tuple[np.ndarray, np.ndarray]:
         """Per global information set: its index among its player's information sets,
