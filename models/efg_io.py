@@ -328,7 +328,8 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
             if key not in infosets:
                 if acts is None:
                     raise FileFormatError(
-                        f"{source}, line {tk.line_at(at)}: information set {number} is used before its actions are listed"
+                        f"{source}, line {tk.line_at(at)}: information set {number} is used "
+                        "before its actions are listed"
                     )
                 infosets[key] = len(infoset_player)
                 infoset_player.append(pl)
@@ -345,7 +346,8 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
                 )
             if probs is not None and [p for p, _ in probs] != [p for p, _ in infoset_probs[k]]:
                 raise FileFormatError(
-                    f"{source}, line {tk.line_at(at)}: chance information set {number} has two different probability lists"
+                    f"{source}, line {tk.line_at(at)}: chance information set {number} has two "
+                    "different probability lists"
                 )
             kind.append(pl)
             infoset.append(k)
