@@ -519,6 +519,7 @@ class Store:
         self.parquet = check_target(base.with_name(base.name + ".parquet"))
         self.csv = check_target(base.with_name(base.name + ".csv"))
         self.folder = base.with_name(base.name + ".cells")
+        self.created = not self.folder.exists()
         try:
             self.folder.mkdir(exist_ok=True)
         except OSError as exc:
@@ -549,6 +550,19 @@ class Store:
     def record(self, row: dict[str, Any]) -> None:
         """Write one finished cell durably."""
         _write_durably(self.folder / f"{row['key']}.json", json.dumps(row, default=_json_default))
+
+    def discard(self) -> None:
+        """Remove the cell folder when this run created it and it holds no record (a sweep
+        that failed before any cell finished leaves nothing behind)."""
+        if not self.created:
+            return
+        try:
+            for path in self.folder.iterdir():  # only files cut short: a record would be kept
+                if path.suffix != ".json" or path.name.startswith("."):
+                    path.unlink()
+            self.folder.rmdir()
+        except OSError:
+            pass
 
     def forget(self, key: str) -> None:
         """Remove a cell's record (to solve it again)."""
@@ -881,13 +895,36 @@ def run_sweep(
             _run_dask(todo, scheduler, finished)
         else:
             _run_local(todo, workers, finished, bar.tick)
-    finally:
         bar.close()
         table = store.consolidate(order)
+    except BaseException as exc:
+        bar.close()
+        _after_failure(store, order, exc)
+        raise
     return SweepResult(
         table, len(cells), bar.done, len(cells) - len(todo), bar.errors, store.parquet, store.csv,
         time.perf_counter() - t0,
     )  # fmt: skip
+
+
+def _after_failure(store: Store, order: list[str], exc: BaseException) -> None:
+    """What a sweep that stops on an error or an interrupt leaves: nothing when no cell was
+    ever recorded; else its records (from which a new run resumes) and tables rebuilt from
+    them, the error saying so."""
+    recorded = store.recorded()
+    if not recorded:
+        store.discard()
+        return
+    try:
+        store.consolidate(order)
+        tables = f" and in {store.parquet.name}"
+    except (OSError, EquilibriaError):
+        tables = ""
+    if isinstance(exc, EquilibriaError) and exc.args:
+        exc.args = (
+            f"{exc.args[0]}; {plural(len(recorded), 'cell')} recorded in {store.folder}{tables}: "
+            "run the sweep again to go on",
+        ) + exc.args[1:]
 
 
 # --------------------------------------------------------------------------- plots

@@ -1,5 +1,8 @@
 """Writing output files safely: all or nothing, never over something that is not a file.
 
+A target that is a symbolic link is written through: the file it names gets the content
+(and is created when missing), and the link stays.
+
 Every file equilibria writes (strategies, MPS/LP exports, shrunk LPs, programs) goes
 through :func:`atomic_output`: the content is written to a temporary file in the target's
 own folder, flushed to disk and checked, and only then renamed onto the target. A missing
@@ -38,6 +41,13 @@ def check_target(path: str | os.PathLike) -> Path:
     target = Path(path)
     if str(path) == "" or target.name in ("", ".", ".."):
         raise OutputError(f"cannot write '{path}': not a file name")
+    if target.is_symlink():
+        # written through the link, as a shell's '>' does: the link stays and the file it
+        # names (created when missing) gets the content
+        resolved = Path(os.path.realpath(target))
+        if not resolved.parent.is_dir():
+            raise OutputError(f"cannot write {target}: it links to {resolved}, whose folder does not exist")
+        target = resolved
     folder = target.parent
     if not folder.exists():
         raise OutputError(f"cannot write {target}: folder {folder} does not exist")

@@ -95,7 +95,7 @@ def assert_clean_interrupt(status, seconds, stderr):
     assert "Traceback" not in stderr and "Warning" not in stderr and "ERROR" not in stderr, stderr
 
 
-@pytest.mark.parametrize("delay", [1, 3])
+@pytest.mark.parametrize("delay", [1, 3, pytest.param(10, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(
     "command",
     [
@@ -132,6 +132,28 @@ def test_a_sweep_says_which_cells_run_and_stops_at_once_without_warnings(tmp_pat
     )  # fmt: skip
     assert_clean_interrupt(status, seconds, stderr)
     assert "running kuhn:players=3 breakpoints=3 (" in stderr
+
+
+@pytest.mark.parametrize("delay", [1, 3, pytest.param(10, marks=pytest.mark.slow)])
+def test_an_interrupted_sweep_leaves_only_what_it_resumes_from(delay, tmp_path):
+    """Ctrl-C 1, 3 or 10 s into a sweep: exit 130 at once; a sweep stopped before any cell
+    finished leaves nothing, one stopped later leaves its finished cells' records (and the
+    tables rebuilt from them), from which the next run goes on; never a temporary file."""
+    out = tmp_path / "sweep"
+    status, seconds, stderr = interrupted_after(
+        delay,
+        "sweep", "--route", "threshold", "--game", "kuhn:players=3", "--option", "breakpoints=3,4,5",
+        "--workers", "2", "-o", str(out),
+    )  # fmt: skip
+    assert_clean_interrupt(status, seconds, stderr)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    records = sorted((tmp_path / "sweep.cells").glob("*")) if "sweep.cells" in left else []
+    if not records:
+        assert left == [], left
+    else:
+        assert left == ["sweep.cells", "sweep.csv", "sweep.parquet"], left
+        for record in records:
+            assert record.suffix == ".json" and json.loads(record.read_text())["status"] != "error"
 
 
 @pytest.mark.parametrize("backend,words", [("scip", "SCIP: 5 s, "), ("highs", "HiGHS: 5 s, ")])
@@ -529,3 +551,52 @@ def test_a_rules_tree_stops_at_the_node_budget(tmp_path):
     with pytest.raises(TreeTooLarge, match="beyond 50 nodes"):
         generate(path, max_nodes=50)
     assert generate(path, max_nodes=101).num_nodes == 101  # a root and its 100 outcomes
+
+
+# ---------------------------------------------------------------- what is left behind
+def test_export_writes_through_a_link_and_keeps_it(tmp_path):
+    """A link as the target: the file it names gets the content (created if the link
+    dangles), the link stays a link; a link into a missing folder is refused in one line."""
+    import os
+
+    (tmp_path / "old.mps").write_text("old")
+    for link, real in (("to_old.mps", "old.mps"), ("dangling.mps", "new.mps")):
+        os.symlink(real, tmp_path / link)
+        run = run_cli("export", "kuhn", "-o", str(tmp_path / link), "--quiet")
+        assert run.returncode == 0, run.stderr
+        assert (tmp_path / link).is_symlink()
+        assert (tmp_path / real).read_text().startswith("NAME")
+    os.symlink("missing/x.mps", tmp_path / "into_missing.mps")
+    line = one_line_refusal(run_cli("export", "kuhn", "-o", str(tmp_path / "into_missing.mps")))
+    assert "whose folder does not exist" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "dangling.mps", "into_missing.mps", "new.mps", "old.mps", "to_old.mps",
+    ]  # fmt: skip
+
+
+def test_a_sweep_that_fails_before_any_cell_leaves_nothing(tmp_path):
+    """An unreachable Dask scheduler: one line, exit 2, and no store or table behind."""
+    line = one_line_refusal(
+        run_cli("sweep", "--game", "kuhn", "-o", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:9", "--quiet")
+    )
+    assert "scheduler" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_whose_tables_cannot_be_written_keeps_its_records_and_says_so(tmp_path):
+    """Files limited to 2 KB (a full disk as the writer meets it): the cells' records fit,
+    the Parquet table does not; the error says where the records are, and the next run
+    (without the limit) finishes from them without solving again."""
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    args = [EQUILIBRIA, "sweep", "--game", "kuhn", "--game", "leduc:ranks=3", "-o", str(tmp_path / "r"), "--quiet"]
+    run = subprocess.run(args, capture_output=True, text=True, timeout=300, preexec_fn=small_files)
+    line = one_line_refusal(run)
+    assert "2 cells recorded in" in line and "run the sweep again" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.cells"]
+    assert len(list((tmp_path / "r.cells").glob("*.json"))) == 2
+    again = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "2 already recorded" in again.stdout, again.stderr
