@@ -60,6 +60,7 @@ class ThresholdSolution(Answer):
     choice: str | None = None
     bound_at_answer: float | None = None
     note: str | None = None  # how the answer came about, when not as asked
+    discovery: dict | None = None  # model "auto": what was tried, and the shipped models' relation
 
     def looseness(self) -> str:
         """What a program that checks only its thresholds left free, in words: regions
@@ -134,6 +135,7 @@ class ThresholdSolution(Answer):
             **({"curve": self.curve, "rounds_run": len(self.curve)} if self.curve is not None else {}),
             **({"bound_at_answer": self.bound_at_answer} if self.bound_at_answer is not None else {}),
             **({"choice": self.choice} if self.choice else {}),
+            **({"discovery": self.discovery, "found_model": self.model.to_dict()} if self.discovery else {}),
         }
 
     @property
@@ -221,6 +223,8 @@ def solve_threshold(
         from .instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
+    if isinstance(model, str) and model == "auto":
+        return _solve_auto(game, backend=backend, cells=cells, time_limit=time_limit, t0=t0)
     if isinstance(model, str) and model in model_sets(game) and models is None:
         models, model = [model], None  # a shipped set of models names several
     if models is not None or join is not None:
@@ -395,6 +399,54 @@ def solve_threshold(
         f"{answer.exploitability:.3e} ({answer.looseness()}); solved again with one (--every-signal)"
     )
     return strict
+
+
+def discover_model(
+    spec: Any,
+    *,
+    backend: str = "highs",
+    cells: int = DEFAULT_CELLS,
+    time_limit: float | None = None,
+    discretisations: tuple[int, ...] | None = None,
+) -> Any:
+    """A parametric model found from a two-player signal game, with the certified answer
+    of its threshold program: a :class:`equilibria.discovery.Discovery` (``model``,
+    ``answer`` or None, ``attempts``, ``relation`` to the shipped models). See
+    :mod:`equilibria.discovery` for how; ``cells`` are the certificate's."""
+    from .discovery import DISCRETISATIONS, search
+
+    if isinstance(spec, BayesianGame):
+        game = spec
+    else:
+        from .instances.registry import describe
+
+        game = describe(spec).view(
+            "signal", "a model is found for games with private signals and a public betting tree"
+        )
+    return search(
+        game,
+        solve_threshold,
+        backend=backend,
+        cells=cells,
+        time_limit=time_limit,
+        discretisations=discretisations or DISCRETISATIONS,
+    )
+
+
+def _solve_auto(game: BayesianGame, *, backend: str, cells: int, time_limit: float | None, t0: float) -> Any:
+    """Model ``auto``: a model found from the game (:func:`discover_model`)."""
+    found = discover_model(game, backend=backend, cells=cells, time_limit=time_limit)
+    tried = "; ".join(
+        f"{a['signals']} signals, repair {a['repair']}: {a['outcome']}"
+        + (f" ({a['exploitability']:.1e})" if "exploitability" in a else "")
+        for a in found.attempts
+    )
+    if found.answer is None:
+        raise ModelInfeasible(f"no model found for {game.name} that answers with an equilibrium; tried: {tried}")
+    answer = found.answer
+    answer.discovery = {"attempts": found.attempts, "relation": found.relation}
+    answer.seconds = {"total": time.perf_counter() - t0, **answer.seconds}
+    return answer
 
 
 def _solve_located(
@@ -800,6 +852,7 @@ def solve_threshold_separately(
 
 __all__ = [
     "ModelInfeasible",
+    "discover_model",
     "ThresholdSolution",
     "project",
     "solve_threshold",

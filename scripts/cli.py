@@ -339,6 +339,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chain(order: list[tuple[str, str]]) -> list[str]:
+    """Pairs a <= b of a chain as the chain's names in order."""
+    if not order:
+        return []
+    return [order[0][0]] + [b for _, b in order]
+
+
 def cmd_threshold(args: argparse.Namespace) -> int:
     from ..qualitative import ThresholdSolution
     from ..routes import solve
@@ -348,6 +355,10 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     if args.refinement and not several:
         raise _usage("--refinement needs several --model or --join")
     chosen = {"models": args.model, "join": args.join or "one-program", "refinement": args.refinement}
+    if args.write_model:
+        from ..models.output import check_target
+
+        check_target(args.write_model)  # before the work
     sol = solve(
         args.game,
         "threshold",
@@ -370,6 +381,8 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     assert isinstance(sol, ThresholdSolution)
     if args.write:
         write_disjunctive(sol.program.model, args.write, sol.indicators)
+    if args.write_model:
+        sol.model.to_json(args.write_model)
     if args.json:
         print(json.dumps(sol.to_dict(), indent=2))
         return 0 if sol.is_equilibrium else NOT_AN_EQUILIBRIUM
@@ -382,6 +395,19 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         )
     print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
     print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
+    if sol.discovery:
+        tries = sol.discovery["attempts"]
+        relation = ", ".join(f"{k} {v}" for k, v in sol.discovery["relation"].items()) or "no shipped models"
+        print(
+            f"found           after {plural(len(tries), 'program')} ({tries[-1]['signals']} signals read, "
+            f"{plural(tries[-1]['repair'], 'repair')}); against the shipped models: {relation}"
+        )
+        for p in range(sol.game.num_players):
+            plans = " | ".join(", ".join(f"{k or 'root'}: {v}" for k, v in r.items()) for r in sol.model.regions[p])
+            print(f"  player {p + 1} regions  {plans}")
+        print(f"  order           {' <= '.join(_chain(sol.model.order))}")
+    if args.write_model:
+        print(f"model written   {args.write_model}")
     if sol.join:
         if sol.join["join"] == "one-program":
             zeta = ", ".join(f"{k} {v:g}" for k, v in sol.join["zeta"].items())
@@ -836,8 +862,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_text,
         action="append",
         default=None,
-        help="a model shipped with the game (default 'standard') or a .json file; give it again "
-        "for several models of which one holds",
+        help="a model shipped with the game (default 'standard'), a .json file, or 'auto' (found from "
+        "the game's discretised equilibrium, two players); give it again for several models of which one holds",
+    )
+    p.add_argument(
+        "--write-model",
+        type=_text,
+        default=None,
+        metavar="FILE.json",
+        help="write the model of the answer (with --model auto: the one found) for --model and sweeps",
     )
     p.add_argument(
         "--join",

@@ -1,0 +1,352 @@
+"""Qualitative models found from the game instead of written by hand.
+
+A threshold program needs a parametric model: per player the sequence of plans from the
+lowest signals up, and the order of all players' thresholds. Ganzfried and Sandholm
+("Computing equilibria by incorporating qualitative models", 2010) note that finding it is
+the hard part. :func:`search` finds one for two-player signal games
+(:func:`equilibria.qualitative.discover_model` and ``threshold --model auto`` call it):
+
+1. **Read a discretisation.** The game on ``cells`` equal cells (or its own finite signals)
+   is solved by the sequence-form LP. Per signal, the plans that are best responses to the
+   other player's strategy form a set; signals with the same set form a *band*, and inside a
+   band the plans the LP uses become regions, ordered so that the plan the band below ends
+   with comes first and the plans the band above starts with come last (the others by their
+   order in the betting tree, passive before aggressive). A band's regions split its width
+   by the LP's mass on each plan, which places the thresholds; sorting all thresholds gives
+   the order.
+2. **Solve and certify.** The continuous (or finite) threshold program is solved with the
+   model and the answer certified by exact best responses.
+3. **Repair.** When the answer is exploitable, the player who gains plays its best
+   response on an interval of signals the model gives another plan: that plan is inserted
+   there as a new region (the program then places its thresholds), and the program solved
+   again. When a model is infeasible, a finer discretisation is read. Every attempt is
+   recorded in :attr:`Discovery.attempts`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .instances.bayesian_games import standard_models
+from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
+from .models.errors import GameError
+from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
+
+#: Discretisations read in turn, coarse first (a coarse LP is quick and its bands clean).
+DISCRETISATIONS = (100, 200, 400)
+#: Most programs solved while repairing one discretisation's model.
+REPAIRS = 6
+#: Relative tolerance of "a best response" when reading the LP's plans.
+INDIFFERENCE = 1e-7
+#: Cells of the discretisation on which a continuous answer's gains are located.
+LOCATE_CELLS = 2000
+
+
+@dataclass
+class Discovery:
+    """What :func:`discover_model` found: the model, the certified answer with it (None when
+    no attempt answered), and every attempt (discretisation, model in words, outcome)."""
+
+    model: ParametricModel | None
+    answer: Any
+    attempts: list[dict] = field(default_factory=list)
+    relation: dict[str, str] = field(default_factory=dict)
+
+
+def _plan_spec(game: BayesianGame, p: int, q: int) -> dict[str, str]:
+    tree = game.tree
+    return {tree.history[v]: tree.action_labels(v)[a] for v, a in tree.plans[p][q].items()}
+
+
+def _bands(best: np.ndarray) -> list[list]:
+    """Maximal runs of signals with the same set of best-response plans: [plans, first, last]."""
+    bands: list[list] = []
+    for s in range(best.shape[0]):
+        key = tuple(int(q) for q in np.flatnonzero(best[s]))
+        if bands and bands[-1][0] == key:
+            bands[-1][2] = s
+        else:
+            bands.append([key, s, s])
+    return bands
+
+
+def read_model(game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str) -> ParametricModel:
+    """The model a discretised profile ``plans`` (per player, signals x plans) follows, read
+    band by band as the module docstring describes; its thresholds are placed in signal
+    units of ``finite`` and ordered by position."""
+    regions: list[list[int]] = []
+    cuts: list[list[float]] = []
+    for p in range(2):
+        mix = np.asarray(plans[p], dtype=float)
+        values = finite.plan_values(p, plans[1 - p])
+        scale = max(1.0, float(np.abs(values).max(initial=0.0)))
+        best = values >= values.max(axis=1, keepdims=True) - INDIFFERENCE * scale
+        bands = _bands(best)
+        used = []
+        for _, a, b in bands:
+            mass = mix[a : b + 1].sum(axis=0)
+            used.append([q for q in range(mix.shape[1]) if mass[q] > 1e-6 * (b - a + 1)])
+        seq: list[int] = []
+        at: list[float] = []
+        for i, (_, a, b) in enumerate(bands):
+            here = set(used[i])
+            first = [seq[-1]] if seq and seq[-1] in here else []
+            above = set(used[i + 1]) if i + 1 < len(bands) else set()
+            last = sorted((here & above) - set(first))
+            middle = sorted(here - set(first) - set(last))
+            mass = mix[a : b + 1].sum(axis=0)
+            position = float(a)
+            for q in first + middle + last:
+                if seq and seq[-1] != q:
+                    at.append(position)
+                if not seq or seq[-1] != q:
+                    seq.append(q)
+                position += float(mass[q])
+        regions.append(seq)
+        cuts.append(at)
+    named = sorted((c, f"{p + 1}.{j + 1}") for p in range(2) for j, c in enumerate(cuts[p]))
+    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    return ParametricModel(
+        name,
+        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in range(2)),
+        order=order,
+        game=game.name,
+        description=f"found from the game's equilibrium on {finite.sizes[0]} signals",
+    )
+
+
+#: The LP method that reads a discretisation: one fixed method, so that the model found does
+#: not depend on which of HiGHS's concurrent methods finishes first.
+READ_METHOD = "simplex"
+
+
+def _discretised_profile(game: BayesianGame, cells: int) -> tuple[FiniteSignalGame, list[np.ndarray]]:
+    from .api import solve_sequence_form
+    from .models.sequence import SequenceForm
+
+    finite = game.finite_game() if game.finite else game.discretize(cells)
+    efg = finite.to_extensive()
+    sf = SequenceForm(efg)
+    run = solve_sequence_form(sf, method=READ_METHOD)
+    return finite, plans_from_behavior(finite, efg, sf, run.behaviors)
+
+
+def _positions(game: BayesianGame, answer: Any) -> dict[str, float]:
+    """The answer's thresholds by name, in signal space."""
+    out = {}
+    for p, values in enumerate(answer.thresholds):
+        for j, t in enumerate(values):
+            out[f"{p + 1}.{j + 1}"] = float(t)
+    return out
+
+
+def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any) -> ParametricModel | None:
+    """The model with one region more: where the answer's largest gain lies, the plan that
+    gains, for the player who gains (see the module docstring); None when no signal gains."""
+    finite = game.finite_game() if game.finite else game.discretize(LOCATE_CELLS)
+    edges = finite.cell_edges if finite.cell_edges is not None else np.arange(finite.sizes[0] + 1.0)
+    sigmas = project(game, model, answer.thresholds, finite, edges)
+    plan_index = model.plan_indices(game)
+    best_player, best_run, best_total = -1, None, 0.0
+    for p in range(2):
+        values = finite.plan_values(p, sigmas[1 - p])
+        gain = values.max(axis=1) - (values * sigmas[p]).sum(axis=1)
+        scale = max(1.0, float(np.abs(values).max(initial=0.0)))
+        gaining = gain > 1e-9 * scale
+        s = 0
+        while s < gaining.shape[0]:
+            if not gaining[s]:
+                s += 1
+                continue
+            e = s
+            while e + 1 < gaining.shape[0] and gaining[e + 1]:
+                e += 1
+            total = float(gain[s : e + 1].sum())
+            if total > best_total:
+                best_player, best_run, best_total = p, (s, e, int(values[(s + e) // 2].argmax())), total
+            s = e + 1
+    if best_run is None:
+        return None
+    p = best_player
+    s, e, q = best_run
+    low, high = float(edges[s]), float(edges[e + 1])
+    positions = _positions(game, answer)
+    own = [positions[f"{p + 1}.{j + 1}"] for j in range(len(model.regions[p]) - 1)]
+    middle = (low + high) / 2
+    r = int(np.searchsorted(own, middle))  # the region the gaining signals lie in
+    if plan_index[p][r] == q:
+        return None
+    spec = _plan_spec(game, p, q)
+    lower_edge = own[r - 1] if r > 0 else -np.inf
+    upper_edge = own[r] if r < len(own) else np.inf
+    cell = float(edges[1] - edges[0])
+    regions = list(model.regions[p])
+    new_regions: list[dict] = regions[:r]
+    new_cuts: list[float] = own[:r]
+    if low - lower_edge > cell:
+        new_regions.append(regions[r])
+        new_cuts.append(low)
+    new_regions.append(spec)
+    if upper_edge - high > cell:
+        new_cuts.append(high)
+        new_regions.append(regions[r])
+    if r < len(own):
+        new_cuts.append(own[r])
+    new_regions += regions[r + 1 :]
+    new_cuts += own[r + 1 :]
+    # adjacent regions with one plan merge (their threshold goes)
+    merged_regions, merged_cuts = [new_regions[0]], []
+    for k in range(1, len(new_regions)):
+        if new_regions[k] == merged_regions[-1]:
+            continue
+        merged_regions.append(new_regions[k])
+        merged_cuts.append(new_cuts[k - 1])
+    all_regions = list(model.regions)
+    all_regions[p] = merged_regions
+    where = {
+        f"{o + 1}.{j + 1}": positions[f"{o + 1}.{j + 1}"]
+        for o in range(2)
+        if o != p
+        for j in range(len(model.regions[o]) - 1)
+    }
+    where.update({f"{p + 1}.{j + 1}": c for j, c in enumerate(merged_cuts)})
+    named = sorted((c, k) for k, c in where.items())
+    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    return ParametricModel(model.name, tuple(all_regions), order=order, game=model.game, description=model.description)
+
+
+def without_empty_regions(model: ParametricModel, answer: Any) -> ParametricModel | None:
+    """The model without the regions the answer leaves empty (width zero), neighbours with
+    one plan merged and the order kept for the thresholds that remain; None when no region
+    is empty."""
+    positions = _positions(answer.game, answer)
+    regions, where = [], {}
+    changed = False
+    for p, plans in enumerate(model.regions):
+        cuts = [positions[f"{p + 1}.{j + 1}"] for j in range(len(plans) - 1)]
+        bounds = [-np.inf, *cuts, np.inf]
+        kept: list[dict] = []
+        kept_cuts: list[float] = []
+        for r, plan in enumerate(plans):
+            if bounds[r + 1] - bounds[r] <= 1e-9 and len(plans) > 1:
+                changed = True
+                continue
+            if kept and kept[-1] == plan:
+                changed = True
+                continue
+            if kept:
+                kept_cuts.append(bounds[r])
+            kept.append(plan)
+        regions.append(kept)
+        where.update({f"{p + 1}.{j + 1}": c for j, c in enumerate(kept_cuts)})
+    if not changed:
+        return None
+    named = sorted((c, k) for k, c in where.items())
+    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    return ParametricModel(model.name, tuple(regions), order=order, game=model.game, description=model.description)
+
+
+def relation_to_shipped(game: BayesianGame, model: ParametricModel) -> dict[str, str]:
+    """How ``model`` relates to each shipped model of the game: ``equal`` (regions and
+    order), ``same regions, another order``, ``refines`` (its region sequences are a
+    US-refinement of the shipped one's), ``coarser`` (the other way round) or ``neither``."""
+    out = {}
+    for name, shipped in standard_models(game).items():
+        if shipped.num_players != model.num_players:
+            continue
+        same = all(
+            [sorted(r.items()) for r in model.regions[p]] == [sorted(r.items()) for r in shipped.regions[p]]
+            for p in range(model.num_players)
+        )
+        if same:
+            ordered = model.order_closure() == shipped.order_closure()
+            out[name] = "equal" if ordered else "same regions, another order"
+        elif model.us_refines(shipped):
+            out[name] = "refines"
+        elif shipped.us_refines(model):
+            out[name] = "coarser"
+        else:
+            out[name] = "neither"
+    return out
+
+
+def search(
+    game: BayesianGame,
+    solve: Callable[..., Any],
+    *,
+    discretisations: tuple[int, ...] = DISCRETISATIONS,
+    repairs: int = REPAIRS,
+    time_limit: float | None = None,
+    backend: str = "highs",
+    cells: int = LOCATE_CELLS,
+) -> Discovery:
+    """Find a parametric model of a two-player signal game (see the module docstring);
+    ``solve(game, model, backend=, cells=)`` solves and certifies the threshold program of a
+    model (:func:`equilibria.qualitative.solve_threshold`). ``discretisations`` are the
+    numbers of cells read in turn (continuous signals), ``repairs`` the most programs per
+    discretisation, ``time_limit`` seconds for the whole search, ``cells`` those of the
+    certificate. Use :func:`equilibria.qualitative.discover_model`."""
+    solve_threshold = solve
+    t0 = time.perf_counter()
+    if game.num_players != 2:
+        raise GameError(f"models are found for two-player games; '{game.name}' has {game.num_players} players")
+    certify_cells = cells
+    found = Discovery(None, None)
+    closest: tuple[float, ParametricModel, Any] | None = None
+    for n in discretisations if not game.finite else discretisations[:1]:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            break
+        finite, plans = _discretised_profile(game, n)
+        model = read_model(game, finite, plans, "auto")
+        for attempt in range(repairs):
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                break
+            record: dict[str, Any] = {
+                "signals": finite.sizes[0],
+                "repair": attempt,
+                "regions": [len(r) for r in model.regions],
+            }
+            try:
+                answer = solve_threshold(game, model, backend=backend, cells=certify_cells)
+            except ModelInfeasible:
+                record["outcome"] = "infeasible"
+                found.attempts.append(record)
+                break
+            except ModelError as exc:
+                record["outcome"] = f"not a model: {exc}"
+                found.attempts.append(record)
+                break
+            record["outcome"] = "equilibrium" if answer.is_equilibrium else "exploitable"
+            exploitability = float(answer.exploitability or 0.0)
+            record["exploitability"] = exploitability
+            found.attempts.append(record)
+            if answer.is_equilibrium:
+                lean = without_empty_regions(model, answer)
+                if lean is not None:
+                    try:
+                        again = solve_threshold(game, lean, backend=backend, cells=certify_cells)
+                    except ModelError:  # ModelInfeasible too: keep the model that answered
+                        again = None
+                    if again is not None and again.is_equilibrium:
+                        model, answer = lean, again
+                        found.attempts.append(dict(record, regions=[len(r) for r in lean.regions], pruned=True))
+                found.model, found.answer = model, answer
+                found.relation = relation_to_shipped(game, model)
+                return found
+            if closest is None or exploitability < closest[0]:
+                closest = (exploitability, model, answer)
+            repaired = insert_best_response(game, model, answer)
+            if repaired is None:
+                break
+            model = repaired
+    if closest is not None:
+        found.model = closest[1]
+    return found
+
+
+__all__ = ["DISCRETISATIONS", "Discovery", "insert_best_response", "read_model", "relation_to_shipped", "search"]

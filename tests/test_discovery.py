@@ -1,0 +1,55 @@
+"""Models found from the game (--model auto): river endgames no shipped model answers are
+answered with certified equilibria, the value agrees with the sequence-form LP of a fine
+discretisation, and a found model is written and read back."""
+
+import json
+
+import pytest
+
+from equilibria.instances.bayesian_games import river_endgame
+from equilibria.qualitative import ModelInfeasible, discover_model, solve_threshold
+from tests.test_user_workflows import one_line_refusal, run_cli
+
+
+@pytest.mark.parametrize("pot", [1.5, 2.0, 3.0])
+def test_river_endgames_are_answered_by_a_found_model(pot):
+    game = river_endgame(pot=pot)
+    found = discover_model(game)
+    assert found.answer is not None, found.attempts
+    assert found.answer.exploitability <= 1e-6
+    # the value of the continuous game against the LP of its discretisation on 400 cells,
+    # whose equilibria converge to the continuous game's (error of the order of a cell)
+    from equilibria.api import solve_sequence_form
+    from equilibria.models.sequence import SequenceForm
+
+    finite = game.discretize(400)
+    run = solve_sequence_form(SequenceForm(finite.to_extensive()))
+    assert found.answer.value == pytest.approx(run.value, abs=2 / 400)
+
+
+def test_the_shipped_models_do_not_answer_the_pot_of_two():
+    """What --model auto is for: every shipped model's program is infeasible at pot 2."""
+    with pytest.raises(ModelInfeasible):
+        solve_threshold(river_endgame(pot=2.0), join="one-program")
+
+
+def test_a_found_model_is_written_and_read_back(tmp_path):
+    path = tmp_path / "found.json"
+    first = run_cli("threshold", "river_endgame:pot=3", "--model", "auto", "--write-model", str(path), "--json")
+    assert first.returncode == 0, first.stderr
+    answer = json.loads(first.stdout)
+    assert answer["discovery"]["attempts"] and answer["found_model"]["players"]
+    model = json.loads(path.read_text())
+    assert len(model["players"]) == 2 and model["order"]
+    again = run_cli("threshold", "river_endgame:pot=3", "--model", str(path), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["exploitability"] <= 1e-6
+
+
+@pytest.mark.parametrize(
+    "game, words",
+    [("kuhn_continuous:players=3", "two-player"), ("leduc", "no signal form")],
+)
+def test_auto_needs_a_two_player_signal_game(game, words):
+    line = one_line_refusal(run_cli("threshold", game, "--model", "auto"))
+    assert words in line
