@@ -798,6 +798,10 @@ def _kill(pool: Any) -> None:
             process.terminate()
 
 
+#: Seconds to wait for a Dask scheduler before saying it cannot be reached.
+SCHEDULER_SECONDS = 20
+
+
 def _run_dask(cells: list[Cell], scheduler: Any, finished: Callable[[dict[str, Any]], None]) -> None:
     """Run ``cells`` on a Dask cluster (a scheduler address or a distributed.Client)."""
     try:
@@ -806,7 +810,7 @@ def _run_dask(cells: list[Cell], scheduler: Any, finished: Callable[[dict[str, A
         raise SweepError("a Dask scheduler needs dask.distributed: pip install 'equilibria[sweep]'") from None
     own = not isinstance(scheduler, Client)
     try:
-        client = Client(scheduler, timeout=20) if own else scheduler
+        client = Client(scheduler, timeout=SCHEDULER_SECONDS) if own else scheduler
     except (OSError, TimeoutError, ValueError) as exc:
         raise SweepError(f"cannot reach the Dask scheduler {scheduler}: {' '.join(str(exc).split())}") from None
     futures = []

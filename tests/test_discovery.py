@@ -11,7 +11,7 @@ from equilibria.qualitative import ModelInfeasible, discover_model, solve_thresh
 from tests.test_user_workflows import one_line_refusal, run_cli
 
 
-@pytest.mark.parametrize("pot", [1.5, 2.0, 3.0])
+@pytest.mark.parametrize("pot", [1.5, pytest.param(2.0, marks=pytest.mark.slow), 3.0])
 def test_river_endgames_are_answered_by_a_found_model(pot):
     game = river_endgame(pot=pot)
     found = discover_model(game)

@@ -71,7 +71,10 @@ def test_no_single_merge_beyond_the_lossless_rule_keeps_leduc():
     assert sure[0]["game_value"] == pytest.approx(LEDUC_VALUE, abs=1e-9)
 
 
-@pytest.mark.parametrize("deck", ["rhode_island:ranks=4,suits=1", "rhode_island:ranks=3,suits=2"])
+@pytest.mark.parametrize(
+    "deck",
+    ["rhode_island:ranks=4,suits=1", pytest.param("rhode_island:ranks=3,suits=2", marks=pytest.mark.slow)],
+)  # the second deck takes about two minutes
 def test_second_players_sure_hands_merge_without_loss(deck):
     """Player 2 acts last in every round: merging its last-round views that lose to no
     card keeps the full game's value (its own LP, unabstracted) and the lifted profile

@@ -575,10 +575,18 @@ def test_export_writes_through_a_link_and_keeps_it(tmp_path):
 
 
 def test_a_sweep_that_fails_before_any_cell_leaves_nothing(tmp_path):
-    """An unreachable Dask scheduler: one line, exit 2, and no store or table behind."""
-    line = one_line_refusal(
-        run_cli("sweep", "--game", "kuhn", "-o", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:9", "--quiet")
+    """An unreachable Dask scheduler: one line, exit 2, and no store or table behind (the
+    wait for the scheduler cut from 20 s to 3 here)."""
+    code = (
+        "import sys\n"
+        "import equilibria.sweep as sweep\n"
+        "sweep.SCHEDULER_SECONDS = 3\n"
+        "from equilibria.scripts.console import entry\n"
+        f"sys.argv = ['equilibria', 'sweep', '--game', 'kuhn', '-o', {str(tmp_path / 'r')!r},\n"
+        "            '--scheduler', 'tcp://127.0.0.1:9', '--quiet']\n"
+        "entry()\n"
     )
+    line = one_line_refusal(run_python(code))
     assert "scheduler" in line
     assert list(tmp_path.iterdir()) == []
 
