@@ -706,8 +706,9 @@ class _Probe:
         self.ended = False
 
     def _pick(self, options: Any) -> Any:
-        opts = tuple(options)
-        if not opts or self.moves >= self._max_moves or self.ended:
+        # a range or tuple is indexed where it is: range(10**6) is not copied on every probe
+        opts = options if isinstance(options, (range, tuple, list, str)) else tuple(options)
+        if not len(opts) or self.moves >= self._max_moves or self.ended:
             raise _ProbeFailed
         self.moves += 1
         self.width *= len(opts)
