@@ -24,15 +24,9 @@ import statistics
 import time
 from pathlib import Path
 
+from river_join import percentile  # run as a script: this folder is on the path
+
 HERE = Path(__file__).resolve().parent
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def main() -> None:

@@ -63,6 +63,12 @@ def _plan_spec(game: BayesianGame, p: int, q: int) -> dict[str, str]:
     return {tree.history[v]: tree.action_labels(v)[a] for v, a in tree.plans[p][q].items()}
 
 
+def _order_by_position(where: dict[str, float]) -> list[tuple[str, str]]:
+    """The thresholds (name: position) as a chain ``a <= b``, lowest first."""
+    named = sorted((c, k) for k, c in where.items())
+    return [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+
+
 def _bands(best: np.ndarray) -> list[list]:
     """Maximal runs of signals with the same set of best-response plans: [plans, first, last]."""
     bands: list[list] = []
@@ -109,8 +115,7 @@ def read_model(game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndar
                 position += float(mass[q])
         regions.append(seq)
         cuts.append(at)
-    named = sorted((c, f"{p + 1}.{j + 1}") for p in range(2) for j, c in enumerate(cuts[p]))
-    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    order = _order_by_position({f"{p + 1}.{j + 1}": c for p in range(2) for j, c in enumerate(cuts[p])})
     return ParametricModel(
         name,
         tuple([_plan_spec(game, p, q) for q in regions[p]] for p in range(2)),
@@ -136,7 +141,7 @@ def _discretised_profile(game: BayesianGame, cells: int) -> tuple[FiniteSignalGa
     return finite, plans_from_behavior(finite, efg, sf, run.behaviors)
 
 
-def _positions(game: BayesianGame, answer: Any) -> dict[str, float]:
+def _positions(answer: Any) -> dict[str, float]:
     """The answer's thresholds by name, in signal space."""
     out = {}
     for p, values in enumerate(answer.thresholds):
@@ -157,25 +162,18 @@ def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any
         values = finite.plan_values(p, sigmas[1 - p])
         gain = values.max(axis=1) - (values * sigmas[p]).sum(axis=1)
         scale = max(1.0, float(np.abs(values).max(initial=0.0)))
-        gaining = gain > 1e-9 * scale
-        s = 0
-        while s < gaining.shape[0]:
-            if not gaining[s]:
-                s += 1
-                continue
-            e = s
-            while e + 1 < gaining.shape[0] and gaining[e + 1]:
-                e += 1
-            total = float(gain[s : e + 1].sum())
+        gaining = np.flatnonzero(np.diff(np.r_[0, (gain > 1e-9 * scale).astype(np.int8), 0]))
+        for s, stop in zip(gaining[::2], gaining[1::2]):  # runs [s, stop) of gaining signals
+            total = float(gain[s:stop].sum())
             if total > best_total:
-                best_player, best_run, best_total = p, (s, e, int(values[(s + e) // 2].argmax())), total
-            s = e + 1
+                e = int(stop) - 1
+                best_player, best_run, best_total = p, (int(s), e, int(values[(s + e) // 2].argmax())), total
     if best_run is None:
         return None
     p = best_player
     s, e, q = best_run
     low, high = float(edges[s]), float(edges[e + 1])
-    positions = _positions(game, answer)
+    positions = _positions(answer)
     own = [positions[f"{p + 1}.{j + 1}"] for j in range(len(model.regions[p]) - 1)]
     middle = (low + high) / 2
     r = int(np.searchsorted(own, middle))  # the region the gaining signals lie in
@@ -215,8 +213,7 @@ def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any
         for j in range(len(model.regions[o]) - 1)
     }
     where.update({f"{p + 1}.{j + 1}": c for j, c in enumerate(merged_cuts)})
-    named = sorted((c, k) for k, c in where.items())
-    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    order = _order_by_position(where)
     return ParametricModel(model.name, tuple(all_regions), order=order, game=model.game, description=model.description)
 
 
@@ -224,7 +221,7 @@ def without_empty_regions(model: ParametricModel, answer: Any) -> ParametricMode
     """The model without the regions the answer leaves empty (width zero), neighbours with
     one plan merged and the order kept for the thresholds that remain; None when no region
     is empty."""
-    positions = _positions(answer.game, answer)
+    positions = _positions(answer)
     regions, where = [], {}
     changed = False
     for p, plans in enumerate(model.regions):
@@ -246,8 +243,7 @@ def without_empty_regions(model: ParametricModel, answer: Any) -> ParametricMode
         where.update({f"{p + 1}.{j + 1}": c for j, c in enumerate(kept_cuts)})
     if not changed:
         return None
-    named = sorted((c, k) for k, c in where.items())
-    order = [(named[i][1], named[i + 1][1]) for i in range(len(named) - 1)]
+    order = _order_by_position(where)
     return ParametricModel(model.name, tuple(regions), order=order, game=model.game, description=model.description)
 
 
@@ -291,11 +287,9 @@ def search(
     numbers of cells read in turn (continuous signals), ``repairs`` the most programs per
     discretisation, ``time_limit`` seconds for the whole search, ``cells`` those of the
     certificate. Use :func:`equilibria.qualitative.discover_model`."""
-    solve_threshold = solve
     t0 = time.perf_counter()
     if game.num_players != 2:
         raise GameError(f"models are found for two-player games; '{game.name}' has {game.num_players} players")
-    certify_cells = cells
     found = Discovery(None, None)
     closest: tuple[float, ParametricModel, Any] | None = None
     for n in discretisations if not game.finite else discretisations[:1]:
@@ -312,7 +306,7 @@ def search(
                 "regions": [len(r) for r in model.regions],
             }
             try:
-                answer = solve_threshold(game, model, backend=backend, cells=certify_cells)
+                answer = solve(game, model, backend=backend, cells=cells)
             except ModelInfeasible:
                 record["outcome"] = "infeasible"
                 found.attempts.append(record)
@@ -329,7 +323,7 @@ def search(
                 lean = without_empty_regions(model, answer)
                 if lean is not None:
                     try:
-                        again = solve_threshold(game, lean, backend=backend, cells=certify_cells)
+                        again = solve(game, lean, backend=backend, cells=cells)
                     except ModelError:  # ModelInfeasible too: keep the model that answered
                         again = None
                     if again is not None and again.is_equilibrium:

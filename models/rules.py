@@ -747,12 +747,10 @@ def estimate_nodes(
     total, walked = 0.0, 0
     started = time.monotonic()
     quiet = io.StringIO()
-    plays = [0]
-    with _watchdog(lambda: (plays[0], walked)):
+    with _watchdog(lambda: walked):
         try:
             while walked < probes and (walked == 0 or time.monotonic() - started < seconds):
                 probe = _Probe(rules, rng, DEFAULT_MAX_MOVES)
-                plays[0] = id(probe)
                 with contextlib.redirect_stdout(quiet):
                     rules.rules(probe, **params)
                 if not probe.ended:

@@ -213,17 +213,23 @@ def test_export_goes_by_the_file_name_and_refuses_a_contradiction(tmp_path):
 
 
 # ---------------------------------------------------------------- constant-sum games
-def test_a_constant_sum_game_is_solved_as_zero_sum_and_says_so(tmp_path):
-    """Kuhn poker with 16 added to every payoff of player 2: the same equilibria, player 1's
-    value -1/18 (Kuhn 1950) and player 2's payoff 16 + 1/18."""
+def kuhn_plus_16(folder: Path) -> Path:
+    """The bundled Kuhn poker .efg with 16 added to every payoff of player 2 (constant-sum)."""
     import re
 
     from equilibria.instances import registry  # noqa: F401  (the bundled file's folder)
 
     source = (Path(registry.__file__).parent / "kuhn_poker.efg").read_text()
     shifted = re.sub(r"\{ *([-\d./]+)\s*,?\s*([-\d./]+) *\}", lambda m: f"{{ {m[1]}, {float(m[2]) + 16} }}", source)
-    path = tmp_path / "kuhn16.efg"
+    path = folder / "kuhn16.efg"
     path.write_text(shifted)
+    return path
+
+
+def test_a_constant_sum_game_is_solved_as_zero_sum_and_says_so(tmp_path):
+    """Kuhn poker with 16 added to every payoff of player 2: the same equilibria, player 1's
+    value -1/18 (Kuhn 1950) and player 2's payoff 16 + 1/18."""
+    path = kuhn_plus_16(tmp_path)
     res = run_cli("solve", str(path), "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -478,14 +484,7 @@ def test_show_bounds_mip_nash_when_no_time_limit_is_given():
 def test_show_solves_a_constant_sum_game_by_the_lp(tmp_path):
     """Kuhn poker with 16 added to player 2's payoffs is constant-sum: show takes the
     sequence-form LP like solve (it ran MIP Nash on it) and shows player 1's value -1/18."""
-    import re
-
-    from equilibria.instances import registry  # noqa: F401  (the bundled file's folder)
-
-    source = (Path(registry.__file__).parent / "kuhn_poker.efg").read_text()
-    shifted = re.sub(r"\{ *([-\d./]+)\s*,?\s*([-\d./]+) *\}", lambda m: f"{{ {m[1]}, {float(m[2]) + 16} }}", source)
-    path = tmp_path / "kuhn16.efg"
-    path.write_text(shifted)
+    path = kuhn_plus_16(tmp_path)
     run = run_cli("show", str(path), "--json")
     assert run.returncode == 0, run.stderr
     shown = json.loads(run.stdout)
