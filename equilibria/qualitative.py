@@ -10,10 +10,11 @@ thresholds, strategies and a certificate out.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .models.errors import SolverError
 from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
 from .models.progress import stage
 from .models.sequence import SequenceForm
+from .models.threshold_best_response import threshold_exploitability
 from .solvers import get_backend
 from .solvers.disjunctive import default_indicators, solve_disjunctive
 
@@ -171,6 +173,7 @@ def solve_threshold(
     workers: int = 2,
     rounds: int | None = None,
     method: str | None = None,
+    certificate: str = "exact",
 ) -> ThresholdSolution:
     """Build the threshold MILFP of ``model`` for a signal game, solve it, recover and verify.
 
@@ -207,8 +210,15 @@ def solve_threshold(
     the answer's ``curve`` lists every round. ``time_limit`` bounds the whole call (build,
     every round's solve and certificate). ``method`` picks among a backend's MIP solvers
     (OR-Tools: ``scip`` or ``cp_sat``).
+
+    Continuous answers are certified by exact best responses in the continuous game
+    (``certificate="exact"``; :mod:`equilibria.models.threshold_best_response`), with the
+    certificate on ``cells`` equal cells beside it for two players, or on the cells alone
+    (``certificate="cells"``). Finite answers are certified in the finite game.
     """
     checks.name("backend", backend, optional=False)
+    if certificate not in ("exact", "cells"):
+        raise checks.OptionError(f"certificate must be exact or cells, not {certificate!r}")
     checks.name("indicators", indicators)
     checks.count("cells", cells, maximum=checks.MAX_CELLS)
     checks.number("min_width", min_width, optional=False)
@@ -224,7 +234,7 @@ def solve_threshold(
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     if isinstance(model, str) and model == "auto":
-        return _solve_auto(game, backend=backend, cells=cells, time_limit=time_limit, t0=t0)
+        return _solve_auto(game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate)
     if isinstance(model, str) and model in model_sets(game) and models is None:
         models, model = [model], None  # a shipped set of models names several
     if models is not None or join is not None:
@@ -268,6 +278,7 @@ def solve_threshold(
                 every_signal=every_signal,
                 time_limit=time_limit,
                 extensive_check=extensive_check,
+                certificate=certificate,
                 **extra,
             )
             if found is None:
@@ -304,6 +315,7 @@ def solve_threshold(
             extensive_check=extensive_check,
             verbose=verbose,
             t0=t0,
+            certificate=certificate,
         )
     model = resolve_model(game, model)
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
@@ -369,6 +381,7 @@ def solve_threshold(
         cells=cells,
         extensive_check=extensive_check,
         seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
+        certificate=certificate,
     )
     if answer.is_equilibrium or not game.finite or program.every_signal:
         return answer
@@ -408,6 +421,7 @@ def discover_model(
     cells: int = DEFAULT_CELLS,
     time_limit: float | None = None,
     discretisations: tuple[int, ...] | None = None,
+    certificate: str = "exact",
 ) -> Any:
     """A parametric model found from a two-player signal game, with the certified answer
     of its threshold program: a :class:`equilibria.discovery.Discovery` (``model``,
@@ -425,7 +439,7 @@ def discover_model(
         )
     return search(
         game,
-        solve_threshold,
+        functools.partial(solve_threshold, certificate=certificate),
         backend=backend,
         cells=cells,
         time_limit=time_limit,
@@ -433,16 +447,21 @@ def discover_model(
     )
 
 
-def _solve_auto(game: BayesianGame, *, backend: str, cells: int, time_limit: float | None, t0: float) -> Any:
+def _solve_auto(
+    game: BayesianGame, *, backend: str, cells: int, time_limit: float | None, t0: float, certificate: str = "exact"
+) -> Any:
     """Model ``auto``: a model found from the game (:func:`discover_model`)."""
-    found = discover_model(game, backend=backend, cells=cells, time_limit=time_limit)
-    tried = "; ".join(
-        f"{a['signals']} signals, repair {a['repair']}: {a['outcome']}"
-        + (f" ({a['exploitability']:.1e})" if "exploitability" in a else "")
-        for a in found.attempts
-    )
+    found = discover_model(game, backend=backend, cells=cells, time_limit=time_limit, certificate=certificate)
     if found.answer is None:
-        raise ModelInfeasible(f"no model found for {game.name} that answers with an equilibrium; tried: {tried}")
+        outcomes = [a["outcome"].split(":")[0] for a in found.attempts]
+        signals = sorted({a["signals"] for a in found.attempts})
+        counts = ", ".join(f"{outcomes.count(k)} {k}" for k in dict.fromkeys(outcomes))
+        closest = [a["exploitability"] for a in found.attempts if "exploitability" in a]
+        best = f" (least exploitability {min(closest):.1e})" if closest else ""
+        raise ModelInfeasible(
+            f"no model found for {game.name} that answers with an equilibrium: {len(outcomes)} programs "
+            f"on {', '.join(map(str, signals)) or 'no'} signals read: {counts or 'none solved'}{best}"
+        )
     answer = found.answer
     answer.discovery = {"attempts": found.attempts, "relation": found.relation}
     answer.seconds = {"total": time.perf_counter() - t0, **answer.seconds}
@@ -533,9 +552,13 @@ def _certified(
     extensive_check: bool,
     seconds: dict,
     join: dict | None = None,
+    certificate: str = "exact",
 ) -> ThresholdSolution:
     """The answer of ``model``'s ``thresholds``: strategies projected on the finite game
-    (or a discretisation into ``cells``) and certified there by exact best responses."""
+    (or a discretisation into ``cells``) and certified by exact best responses: in the
+    finite game, or for continuous signals in the continuous game itself
+    (``certificate="exact"``, with the cells' certificate beside it for two players) or on
+    the cells (``certificate="cells"``)."""
     t2 = time.perf_counter()
     players = range(game.num_players)
     cdf = tuple([float(v) for v in game.signals[p](np.asarray(thresholds[p], dtype=float))] for p in players)
@@ -571,14 +594,32 @@ def _certified(
     else:
         target = game.discretize(cells)
         strategies = project(game, model, thresholds, target)
-        ex = target.exploitability(strategies)
+        # the cell certificate enumerates cells ** players deals: with two players it is
+        # cheap and cross-checks the exact one; with more it runs when asked for
+        on_cells = target.exploitability(strategies) if certificate == "cells" or game.num_players == 2 else None
+        if certificate == "exact":
+            ex = threshold_exploitability(game, model.plan_indices(game), thresholds)
+            where = "the continuous game (exact best responses)"
+            verification.update(
+                method="exact, best responses integrated piece by piece",
+                cells=None,
+                best_response_values=[float(v) for v in ex["best_response_values"]],
+            )
+            if on_cells is not None:
+                verification["cells_check"] = {
+                    "cells": cells,
+                    "exploitability": float(on_cells["exploitability"]),
+                    "nash_conv": float(on_cells["nash_conv"]),
+                }
+        else:
+            ex = cast(dict, on_cells)
+            where = f"a discretisation into {cells} equal cells"
+            verification.update(
+                method=f"on a discretisation into {cells} equal cells (ties split)",
+                cells=cells,
+                best_response_values=[float(v) for v in ex["best_response_values"]],
+            )
         cert = _plan_certificate(ex)
-        where = f"a discretisation into {cells} equal cells"
-        verification.update(
-            method=f"on a discretisation into {cells} equal cells (ties split)",
-            cells=cells,
-            best_response_values=[float(v) for v in ex["best_response_values"]],
-        )
     t3 = time.perf_counter()
     return ThresholdSolution(
         route="threshold",
@@ -619,6 +660,7 @@ def _solve_joined(
     extensive_check: bool,
     verbose: bool,
     t0: float,
+    certificate: str = "exact",
 ) -> ThresholdSolution:
     """One program for several models (:func:`threshold_join`); the answer is the model
     whose indicator is 1, with that model's thresholds, certified as a single model's
@@ -687,6 +729,7 @@ def _solve_joined(
             extensive_check=extensive_check,
             seconds={"game": t0_build - t0, **seconds},
             join=join,
+            certificate=certificate,
         )
         if answer.is_equilibrium or len(remaining) == 1:
             return answer

@@ -135,6 +135,20 @@ def _joint_of(deal: str, pmf: Sequence[np.ndarray], joint: np.ndarray | None) ->
     return (distinct / float(distinct.sum())).reshape((size,) * n)
 
 
+def exploitability_summary(payoffs: npt.ArrayLike, best_response_values: npt.ArrayLike) -> dict:
+    """Exploitability (OpenSpiel's convention: NashConv / players), NashConv, payoffs and
+    best-response values, from each player's payoff and best-response value."""
+    pay = np.asarray(payoffs, dtype=float)
+    br = np.asarray(best_response_values, dtype=float)
+    nash_conv = float((br - pay).sum())
+    return {
+        "exploitability": nash_conv / pay.shape[0],
+        "nash_conv": nash_conv,
+        "payoffs": pay,
+        "best_response_values": br,
+    }
+
+
 # ----------------------------------------------------------------------------- games
 @dataclass
 class BayesianGame:
@@ -504,15 +518,7 @@ class FiniteSignalGame:
     def exploitability(self, sigmas: Sequence[np.ndarray]) -> dict:
         """Exploitability (OpenSpiel's convention: NashConv / players), NashConv, payoffs
         and best-response values of a profile of plan strategies."""
-        pay = self.payoffs(sigmas)
-        br = self.best_response_values(sigmas)
-        nash_conv = float((br - pay).sum())
-        return {
-            "exploitability": nash_conv / self.num_players,
-            "nash_conv": nash_conv,
-            "payoffs": pay,
-            "best_response_values": br,
-        }
+        return exploitability_summary(self.payoffs(sigmas), self.best_response_values(sigmas))
 
     # ------------------------------------------------------------------ extensive form
     def to_extensive(self) -> ExtensiveGame:
@@ -733,6 +739,7 @@ def plans_from_thresholds(
 
 __all__ = [
     "SignalDistribution",
+    "exploitability_summary",
     "BayesianGame",
     "FiniteSignalGame",
     "SignalLiftMap",

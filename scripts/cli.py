@@ -366,6 +366,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         backend=args.backend,
         indicators=args.indicators,
         cells=args.cells,
+        certificate=args.certificate,
         time_limit=args.time_limit,
         verbose=args.verbose,
         select=args.select,
@@ -438,6 +439,9 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     else:
         print("payoffs         " + ", ".join(f"{fixed(v, 9)}" for v in sol.payoffs or []))
     print(f"exploitability  {sol.exploitability:.3e}  ({sol.verification['method']}; NashConv {sol.nash_conv:.3e})")
+    check = sol.verification.get("cells_check")
+    if check:
+        print(f"  on {check['cells']} cells  {check['exploitability']:.3e}  (cross-check; differs by the cells' error)")
     program = sol.program
     if sol.choice:
         print(f"choice          {sol.choice}; backend {sol.backend}")
@@ -898,7 +902,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--cells",
         type=_number("cells"),
         default=4000,
-        help="cells of the discretisation that verifies continuous answers (default 4000)",
+        help="cells of the discretisation that cross-checks continuous answers (two players) or "
+        "certifies them with --certificate cells (default 4000)",
+    )
+    p.add_argument(
+        "--certificate",
+        choices=("exact", "cells"),
+        default="exact",
+        help="continuous signals: exact best responses in the continuous game (default) or on --cells cells",
     )
     p.add_argument(
         "--select",

@@ -87,7 +87,7 @@ def test_highs_and_scip_agree_on_g50():
 
 
 def test_g_infinity_equilibrium_verified_on_a_fine_discretisation():
-    sol = solve_threshold("kuhn_continuous", cells=4000)
+    sol = solve_threshold("kuhn_continuous", cells=4000, certificate="cells")
     assert sol.verification["cells"] == 4000
     assert sol.exploitability < 1e-6
     # G-infinity's value lies where v(G_n) converges (Ganzfried and Sandholm 2010, Figure 1: -0.0560 at n=250)
