@@ -3,7 +3,7 @@
 Over ``--count`` river endgames with realistic signal CDFs
 (:func:`equilibria.instances.bayesian_games.river_cdf_pairs`, the instances of
 ``benchmarks/river_join.py``), per instance: whether :func:`equilibria.qualitative.discover_model`
-answers with a certified equilibrium, the exploitability certified on 4,000 cells, the
+answers with a certified equilibrium, its exploitability (exact best responses), the
 programs it solved, the signals of the discretisation it read, the seconds of the whole
 search, and how the found model relates to each shipped model (equal, refines, coarser,
 neither). Also the three river endgames with the default CDFs at pots 1.5, 2 and 3, which

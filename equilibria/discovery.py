@@ -16,15 +16,22 @@ the hard part. :func:`search` finds one for two-player signal games
    the order.
 2. **Solve and certify.** The continuous (or finite) threshold program is solved with the
    model and the answer certified by exact best responses.
-3. **Repair.** When the answer is exploitable, the player who gains plays its best
-   response on an interval of signals the model gives another plan: that plan is inserted
-   there as a new region (the program then places its thresholds), and the program solved
-   again. When a model is infeasible, a finer discretisation is read. Every attempt is
-   recorded in :attr:`Discovery.attempts`.
+3. **Repair.** The models near the one read are searched best first. When an answer is
+   exploitable, its neighbours are: the model without the regions the answer leaves
+   empty; the model in which the player who gains most plays its best response on the
+   interval where it gains (that plan inserted as a new region, found by exact best
+   responses for continuous signals); and every model with one region fewer (a region
+   given to the one below or above it, neighbours of one plan merged). An infeasible
+   model's neighbours are those with one region fewer, tried after every exploitable
+   model's. When :data:`REPAIRS` programs do not answer, a finer discretisation is
+   read. Every attempt, and the change that led to it, is recorded in
+   :attr:`Discovery.attempts`.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,15 +43,18 @@ from .instances.bayesian_games import standard_models
 from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
 from .models.errors import GameError
 from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
+from .models.threshold_best_response import best_response
 
 #: Discretisations read in turn, coarse first (a coarse LP is quick and its bands clean).
 DISCRETISATIONS = (100, 200, 400)
 #: Most programs solved while repairing one discretisation's model.
-REPAIRS = 6
+REPAIRS = 30
 #: Relative tolerance of "a best response" when reading the LP's plans.
 INDIFFERENCE = 1e-7
-#: Cells of the discretisation on which a continuous answer's gains are located.
+#: Cells of the certificate when one is asked for on cells.
 LOCATE_CELLS = 2000
+#: Smallest gain (joint expected payoff) of an interval that a repair acts on.
+GAIN = 1e-10
 
 
 @dataclass
@@ -150,29 +160,43 @@ def _positions(answer: Any) -> dict[str, float]:
     return out
 
 
-def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any) -> ParametricModel | None:
-    """The model with one region more: where the answer's largest gain lies, the plan that
-    gains, for the player who gains (see the module docstring); None when no signal gains."""
-    finite = game.finite_game() if game.finite else game.discretize(LOCATE_CELLS)
-    edges = finite.cell_edges if finite.cell_edges is not None else np.arange(finite.sizes[0] + 1.0)
-    sigmas = project(game, model, answer.thresholds, finite, edges)
+def _largest_gain(game: BayesianGame, model: ParametricModel, answer: Any) -> tuple[int, float, float, int] | None:
+    """Where the answer's largest gain lies: (player, interval start, interval end in signal
+    units, the plan that gains); None when no signal gains. Continuous games by exact best
+    responses, finite ones signal by signal."""
     plan_index = model.plan_indices(game)
-    best_player, best_run, best_total = -1, None, 0.0
-    for p in range(2):
-        values = finite.plan_values(p, sigmas[1 - p])
+    best: tuple[float, tuple[int, float, float, int]] | None = None
+    if not game.finite:
+        for p in range(game.num_players):
+            _, _, intervals = best_response(game, p, plan_index, answer.thresholds)
+            for run in intervals:
+                if run.plan != run.played and run.gain > GAIN and (best is None or run.gain > best[0]):
+                    best = (run.gain, (p, run.start, run.stop, run.plan))
+        return None if best is None else best[1]
+    finite = game.finite_game()
+    edges = np.arange(finite.sizes[0] + 1.0)
+    sigmas = project(game, model, answer.thresholds, finite, edges)
+    for p in range(game.num_players):
+        values = finite.profile_plan_values(p, sigmas)
         gain = values.max(axis=1) - (values * sigmas[p]).sum(axis=1)
         scale = max(1.0, float(np.abs(values).max(initial=0.0)))
         gaining = np.flatnonzero(np.diff(np.r_[0, (gain > 1e-9 * scale).astype(np.int8), 0]))
         for s, stop in zip(gaining[::2], gaining[1::2]):  # runs [s, stop) of gaining signals
             total = float(gain[s:stop].sum())
-            if total > best_total:
+            if best is None or total > best[0]:
                 e = int(stop) - 1
-                best_player, best_run, best_total = p, (int(s), e, int(values[(s + e) // 2].argmax())), total
-    if best_run is None:
+                best = (total, (p, float(edges[s]), float(edges[e + 1]), int(values[(s + e) // 2].argmax())))
+    return None if best is None else best[1]
+
+
+def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any) -> ParametricModel | None:
+    """The model with one region more: where the answer's largest gain lies, the plan that
+    gains, for the player who gains (see the module docstring); None when no signal gains."""
+    found = _largest_gain(game, model, answer)
+    if found is None:
         return None
-    p = best_player
-    s, e, q = best_run
-    low, high = float(edges[s]), float(edges[e + 1])
+    p, low, high, q = found
+    plan_index = model.plan_indices(game)
     positions = _positions(answer)
     own = [positions[f"{p + 1}.{j + 1}"] for j in range(len(model.regions[p]) - 1)]
     middle = (low + high) / 2
@@ -182,7 +206,7 @@ def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any
     spec = _plan_spec(game, p, q)
     lower_edge = own[r - 1] if r > 0 else -np.inf
     upper_edge = own[r] if r < len(own) else np.inf
-    cell = float(edges[1] - edges[0])
+    cell = 1.0 if game.finite else 1e-9  # the narrowest remainder kept beside the new region
     regions = list(model.regions[p])
     new_regions: list[dict] = regions[:r]
     new_cuts: list[float] = own[:r]
@@ -208,7 +232,7 @@ def insert_best_response(game: BayesianGame, model: ParametricModel, answer: Any
     all_regions[p] = merged_regions
     where = {
         f"{o + 1}.{j + 1}": positions[f"{o + 1}.{j + 1}"]
-        for o in range(2)
+        for o in range(game.num_players)
         if o != p
         for j in range(len(model.regions[o]) - 1)
     }
@@ -245,6 +269,57 @@ def without_empty_regions(model: ParametricModel, answer: Any) -> ParametricMode
         return None
     order = _order_by_position(where)
     return ParametricModel(model.name, tuple(regions), order=order, game=model.game, description=model.description)
+
+
+def _chain(model: ParametricModel) -> list[str]:
+    """The model's thresholds as one chain, lowest first (found models order them totally)."""
+    closure = model.order_closure()
+    names = model.threshold_names
+    return sorted(names, key=lambda a: sum(closure.get((b, a), False) for b in names))
+
+
+def without_region(model: ParametricModel, p: int, j: int, absorb: str) -> ParametricModel | None:
+    """The model without player ``p``'s region ``j`` (from 0): the region below takes its
+    signals (``absorb="below"``) or the region above (``"above"``); neighbours with one
+    plan merge. The order of the thresholds that remain is kept. None when ``p`` has one
+    region, or the removal leaves the model as it was."""
+    regions = list(model.regions[p])
+    count = len(regions)
+    if count < 2 or (absorb == "below" and j == 0) or (absorb == "above" and j == count - 1):
+        return None
+    # threshold k (from 1) separates regions k - 1 and k
+    gone = {j} if absorb == "below" else {j + 1}
+    if 0 < j < count - 1 and regions[j - 1] == regions[j + 1]:
+        gone = {j, j + 1}
+    kept = [k for k in range(1, count) if k not in gone]
+    rename = {f"{p + 1}.{k}": f"{p + 1}.{i + 1}" for i, k in enumerate(kept)}
+    chain = [rename.get(t, t) for t in _chain(model) if t not in {f"{p + 1}.{k}" for k in gone}]
+    new_regions = regions[:j] + regions[j + 1 :]
+    if len(gone) == 2:
+        del new_regions[j]  # the region above merges into the one below
+    all_regions = list(model.regions)
+    all_regions[p] = new_regions
+    order = [(chain[i], chain[i + 1]) for i in range(len(chain) - 1)]
+    return ParametricModel(model.name, tuple(all_regions), order=order, game=model.game, description=model.description)
+
+
+def _removals(model: ParametricModel) -> list[tuple[ParametricModel, str]]:
+    """Every model with one region fewer (:func:`without_region`), with what changed."""
+    out = []
+    for p in range(model.num_players):
+        for j in range(len(model.regions[p])):
+            for absorb in ("below", "above"):
+                smaller = without_region(model, p, j, absorb)
+                if smaller is not None:
+                    out.append((smaller, f"removed player {p + 1}'s region {j + 1} (the region {absorb} took it)"))
+    return out
+
+
+def _key(model: ParametricModel) -> tuple:
+    return (
+        tuple(tuple(tuple(sorted(r.items())) for r in regions) for regions in model.regions),
+        tuple(_chain(model)),
+    )
 
 
 def relation_to_shipped(game: BayesianGame, model: ParametricModel) -> dict[str, str]:
@@ -296,48 +371,64 @@ def search(
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             break
         finite, plans = _discretised_profile(game, n)
-        model = read_model(game, finite, plans, "auto")
+        read = read_model(game, finite, plans, "auto")
+        # best first: a model's neighbours are tried in the order of its exploitability,
+        # those of an infeasible model after every exploitable one's
+        frontier: list[tuple[float, int, ParametricModel, str]] = [(0.0, 0, read, "read")]
+        seen = {_key(read)}
+        ticket = itertools.count(1)
         for attempt in range(repairs):
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            if not frontier or (time_limit is not None and time.perf_counter() - t0 > time_limit):
                 break
+            rank, _, model, change = heapq.heappop(frontier)
             record: dict[str, Any] = {
                 "signals": finite.sizes[0],
                 "repair": attempt,
+                "change": change,
                 "regions": [len(r) for r in model.regions],
             }
+            neighbours: list[tuple[float, ParametricModel | None, str]] = []
             try:
                 answer = solve(game, model, backend=backend, cells=cells)
             except ModelInfeasible:
                 record["outcome"] = "infeasible"
                 found.attempts.append(record)
-                break
+                neighbours = [(rank + 1.0, m, how) for m, how in _removals(model)]
             except ModelError as exc:
                 record["outcome"] = f"not a model: {exc}"
                 found.attempts.append(record)
-                break
-            record["outcome"] = "equilibrium" if answer.is_equilibrium else "exploitable"
-            exploitability = float(answer.exploitability or 0.0)
-            record["exploitability"] = exploitability
-            found.attempts.append(record)
-            if answer.is_equilibrium:
-                lean = without_empty_regions(model, answer)
-                if lean is not None:
-                    try:
-                        again = solve(game, lean, backend=backend, cells=cells)
-                    except ModelError:  # ModelInfeasible too: keep the model that answered
-                        again = None
-                    if again is not None and again.is_equilibrium:
-                        model, answer = lean, again
-                        found.attempts.append(dict(record, regions=[len(r) for r in lean.regions], pruned=True))
-                found.model, found.answer = model, answer
-                found.relation = relation_to_shipped(game, model)
-                return found
-            if closest is None or exploitability < closest[0]:
-                closest = (exploitability, model, answer)
-            repaired = insert_best_response(game, model, answer)
-            if repaired is None:
-                break
-            model = repaired
+            else:
+                record["outcome"] = "equilibrium" if answer.is_equilibrium else "exploitable"
+                exploitability = float(answer.exploitability or 0.0)
+                record["exploitability"] = exploitability
+                found.attempts.append(record)
+                if answer.is_equilibrium:
+                    lean = without_empty_regions(model, answer)
+                    if lean is not None:
+                        try:
+                            again = solve(game, lean, backend=backend, cells=cells)
+                        except ModelError:  # ModelInfeasible too: keep the model that answered
+                            again = None
+                        if again is not None and again.is_equilibrium:
+                            model, answer = lean, again
+                            found.attempts.append(
+                                dict(record, regions=[len(r) for r in lean.regions], change="dropped empty regions")
+                            )
+                    found.model, found.answer = model, answer
+                    found.relation = relation_to_shipped(game, model)
+                    return found
+                if closest is None or exploitability < closest[0]:
+                    closest = (exploitability, model, answer)
+                inserted = insert_best_response(game, model, answer)
+                neighbours = [
+                    (exploitability / 2, without_empty_regions(model, answer), "dropped empty regions"),
+                    (exploitability / 2, inserted, "inserted a best response"),
+                    *[(exploitability, m, how) for m, how in _removals(model)],
+                ]
+            for priority, candidate, how in neighbours:
+                if candidate is not None and _key(candidate) not in seen:
+                    seen.add(_key(candidate))
+                    heapq.heappush(frontier, (priority, next(ticket), candidate, how))
     if closest is not None:
         found.model = closest[1]
     return found

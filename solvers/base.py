@@ -329,6 +329,13 @@ class Backend:
         try:
             lp, columns = standard_form(model)
         except ValueError as exc:
+            from pyomo.common.errors import InfeasibleConstraintException
+
+            if isinstance(exc.__cause__, InfeasibleConstraintException):
+                # a row with no variable left that cannot hold: the model is infeasible
+                return Solution(
+                    Status.INFEASIBLE, None, None, None, self.name, method=method, message=str(exc.__cause__)
+                )
             if "nonlinear" not in str(exc).lower() and "quadratic" not in str(exc).lower():
                 raise SolverError(str(exc)) from exc
             if not self.capabilities.bilinear:

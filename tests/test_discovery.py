@@ -53,3 +53,57 @@ def test_a_found_model_is_written_and_read_back(tmp_path):
 def test_auto_needs_a_two_player_signal_game(game, words):
     line = one_line_refusal(run_cli("threshold", game, "--model", "auto"))
     assert words in line
+
+
+def test_a_generated_endgame_needing_removed_regions_is_answered():
+    """Generated river endgame 26 (benchmarks/model_discovery.py): the model read from the
+    LP alternates check-fold and check-call, its program answers exploitably, and the
+    search removes regions until a certified equilibrium remains."""
+    from equilibria.instances.bayesian_games import river_cdf_pairs
+
+    params = list(river_cdf_pairs(27, 0))[26]
+    found = discover_model(river_endgame(**params))
+    assert found.answer is not None, found.attempts
+    assert found.answer.exploitability <= 1e-6
+    assert found.answer.verification["method"].startswith("exact")
+    assert any(a["change"].startswith("removed") for a in found.attempts)
+
+
+def test_removing_a_region_keeps_the_order_of_the_others():
+    from equilibria.discovery import _chain, without_region
+    from equilibria.instances.bayesian_games import standard_models
+
+    game = river_endgame(pot=3.0)
+    model = standard_models(game)["standard"]
+    before = _chain(model)
+    for p in range(2):
+        other = str(2 - p)  # the other player's number
+        for j in range(len(model.regions[p])):
+            for absorb in ("below", "above"):
+                smaller = without_region(model, p, j, absorb)
+                if smaller is None:
+                    assert (absorb, j) in (("below", 0), ("above", len(model.regions[p]) - 1))
+                    continue
+                assert len(smaller.regions[p]) in (len(model.regions[p]) - 1, len(model.regions[p]) - 2)
+                assert smaller.regions[1 - p] == model.regions[1 - p]
+                after = _chain(smaller)
+                # the other player's thresholds keep their places among themselves and
+                # the removing player's thresholds keep their order
+                assert [t for t in after if t.startswith(other)] == [t for t in before if t.startswith(other)]
+                own = [int(t.split(".")[1]) for t in after if not t.startswith(other)]
+                assert own == sorted(own)
+
+
+def test_a_row_without_variables_that_cannot_hold_is_infeasible():
+    """What a removed region can leave: an indifference whose two plans differ by a
+    constant. The compiler finds it; the backend reports the model infeasible."""
+    import pyomo.environ as pyo
+
+    from equilibria.solvers import get_backend
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.x.fix(0.5)
+    m.row = pyo.Constraint(expr=2 * m.x == 3)
+    m.obj = pyo.Objective(expr=m.x)
+    assert get_backend("highs").solve_model(m).status == "infeasible"
