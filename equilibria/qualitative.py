@@ -45,8 +45,9 @@ class ThresholdSolution(Answer):
     player p's CDF values. ``strategies[p]`` is an array (signals or cells, plans) of plan
     probabilities. ``value`` is player 1's expected payoff; the certificate is exact for
     finite signals (computed in the equivalent extensive-form game, whose behaviour
-    strategies are ``behaviors``) and, for continuous signals, measured on
-    ``verification["cells"]`` equal cells.
+    strategies are ``behaviors``) and, for continuous signals, exact in the continuous
+    game (:mod:`equilibria.models.threshold_best_response`), or measured on
+    ``verification["cells"]`` equal cells when that certificate was asked for.
     """
 
     game: BayesianGame
@@ -76,7 +77,7 @@ class ThresholdSolution(Answer):
     @property
     def is_equilibrium(self) -> bool:
         """False when the verification finds the strategies exploitable (beyond 1e-6, or
-        for continuous signals beyond the discretisation's own error, ~1/cells): the model
+        for a certificate on cells beyond the discretisation's own error): the model
         admitted a solution that is no equilibrium (typically with empty regions), so the
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
