@@ -51,8 +51,8 @@ DISCRETISATIONS = (100, 200, 400)
 REPAIRS = 30
 #: Relative tolerance of "a best response" when reading the LP's plans.
 INDIFFERENCE = 1e-7
-#: Cells of the certificate when one is asked for on cells.
-LOCATE_CELLS = 2000
+#: Cells of the certificate's cross-check (two players), or of a certificate asked on cells.
+CHECK_CELLS = 2000
 #: Smallest gain (joint expected payoff) of an interval that a repair acts on.
 GAIN = 1e-10
 
@@ -346,6 +346,19 @@ def relation_to_shipped(game: BayesianGame, model: ParametricModel) -> dict[str,
     return out
 
 
+def _answer_or_none(
+    solve: Callable[..., Any], game: BayesianGame, model: ParametricModel | None, **options: Any
+) -> Any:
+    """The certified answer of ``model``'s program; None for no model, or one that does not
+    answer (infeasible or not a model)."""
+    if model is None:
+        return None
+    try:
+        return solve(game, model, **options)
+    except ModelError:  # ModelInfeasible too
+        return None
+
+
 def search(
     game: BayesianGame,
     solve: Callable[..., Any],
@@ -354,7 +367,7 @@ def search(
     repairs: int = REPAIRS,
     time_limit: float | None = None,
     backend: str = "highs",
-    cells: int = LOCATE_CELLS,
+    cells: int = CHECK_CELLS,
 ) -> Discovery:
     """Find a parametric model of a two-player signal game (see the module docstring);
     ``solve(game, model, backend=, cells=)`` solves and certifies the threshold program of a
@@ -404,16 +417,12 @@ def search(
                 found.attempts.append(record)
                 if answer.is_equilibrium:
                     lean = without_empty_regions(model, answer)
-                    if lean is not None:
-                        try:
-                            again = solve(game, lean, backend=backend, cells=cells)
-                        except ModelError:  # ModelInfeasible too: keep the model that answered
-                            again = None
-                        if again is not None and again.is_equilibrium:
-                            model, answer = lean, again
-                            found.attempts.append(
-                                dict(record, regions=[len(r) for r in lean.regions], change="dropped empty regions")
-                            )
+                    again = _answer_or_none(solve, game, lean, backend=backend, cells=cells)
+                    if lean is not None and again is not None and again.is_equilibrium:
+                        model, answer = lean, again
+                        found.attempts.append(
+                            dict(record, regions=[len(r) for r in lean.regions], change="dropped empty regions")
+                        )
                     found.model, found.answer = model, answer
                     found.relation = relation_to_shipped(game, model)
                     return found
@@ -426,8 +435,9 @@ def search(
                     *[(exploitability, m, how) for m, how in _removals(model)],
                 ]
             for priority, candidate, how in neighbours:
-                if candidate is not None and _key(candidate) not in seen:
-                    seen.add(_key(candidate))
+                key = None if candidate is None else _key(candidate)
+                if key is not None and key not in seen:
+                    seen.add(key)
                     heapq.heappush(frontier, (priority, next(ticket), candidate, how))
     if closest is not None:
         found.model = closest[1]

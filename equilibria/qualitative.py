@@ -407,6 +407,7 @@ def solve_threshold(
         extensive_check=extensive_check,
         verbose=verbose,
         method=method,
+        certificate=certificate,
     )
     strict.note = (
         f"the program without a best-response row per signal answered with exploitability "
