@@ -435,8 +435,10 @@ def search(
                     *[(exploitability, m, how) for m, how in _removals(model)],
                 ]
             for priority, candidate, how in neighbours:
-                key = None if candidate is None else _key(candidate)
-                if key is not None and key not in seen:
+                if candidate is None:
+                    continue
+                key = _key(candidate)
+                if key not in seen:
                     seen.add(key)
                     heapq.heappush(frontier, (priority, next(ticket), candidate, how))
     if closest is not None:
