@@ -3,8 +3,10 @@
 A threshold program needs a parametric model: per player the sequence of plans from the
 lowest signals up, and the order of all players' thresholds. Ganzfried and Sandholm
 ("Computing equilibria by incorporating qualitative models", 2010) note that finding it is
-the hard part. :func:`search` finds one for two-player signal games
-(:func:`equilibria.qualitative.discover_model` and ``threshold --model auto`` call it):
+the hard part. :func:`search` finds one for two-player signal games, :func:`search_many`
+for continuous games of three or more players (reading thresholds from CFR+ on ever finer
+cells, no program solved; see there); :func:`equilibria.qualitative.discover_model` and
+``threshold --model auto`` call them. Two players:
 
 1. **Read a discretisation.** The game on ``cells`` equal cells (or its own finite signals)
    is solved by the sequence-form LP. Per signal, the plans that are best responses to the
@@ -359,6 +361,129 @@ def _answer_or_none(
         return None
 
 
+#: Three or more players: the cells read in turn (CFR+ on each), finer until the exact
+#: certificate of the thresholds read meets the target NashConv.
+MANY_PLAYER_CELLS = (20, 40, 60, 80)
+#: Most seconds of CFR+ on each of them; it stops sooner when its profile's NashConv on
+#: the cells is a tenth of the target (so the reading does not depend on the machine's speed).
+CFR_SECONDS = 60.0
+#: Target NashConv of a model found for three or more players, unless one is given.
+MANY_PLAYER_EPSILON = 1e-3
+#: A cell's plan probability below this is taken for CFR+'s noise.
+MIX_FLOOR = 0.02
+
+
+def read_cell_model(
+    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str
+) -> tuple[ParametricModel, tuple[list[float], ...]]:
+    """The model and thresholds a discretised profile ``plans`` (per player, cells x plans)
+    follows cell by cell: each cell is split among the plans it mixes in proportion to
+    their probabilities, the plan the cell below ends with first and the others by
+    decreasing probability; neighbouring pieces of one plan form a region. Cell by cell
+    and not band by band, because with three or more players a band in which one player
+    mixes can hold another player's threshold, and moving the mixture's plans across the
+    band moves what that player faces."""
+    edges = finite.cell_edges if finite.cell_edges is not None else np.arange(finite.sizes[0] + 1.0)
+    regions: list[list[int]] = []
+    cuts: list[list[float]] = []
+    for p in range(game.num_players):
+        sequence: list[int] = []
+        at: list[float] = []
+        for s in range(finite.sizes[p]):
+            mix = np.asarray(plans[p][s], dtype=float)
+            mix = np.where(mix >= MIX_FLOOR, mix, 0.0) if mix.max() >= MIX_FLOOR else mix
+            mix = mix / mix.sum()
+            order = [int(q) for q in np.argsort(-mix, kind="stable") if mix[q] > 0]
+            if sequence and sequence[-1] in order:
+                order.remove(sequence[-1])
+                order.insert(0, sequence[-1])
+            position, width = float(edges[s]), float(edges[s + 1] - edges[s])
+            for q in order:
+                if not sequence or sequence[-1] != q:
+                    if sequence:
+                        at.append(position)
+                    sequence.append(q)
+                position += float(mix[q]) * width
+        regions.append(sequence)
+        cuts.append(at)
+    players = range(game.num_players)
+    model = ParametricModel(
+        name,
+        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in players),
+        order=_order_by_position({f"{p + 1}.{j + 1}": c for p in players for j, c in enumerate(cuts[p])}),
+        game=game.name,
+        description=f"read from the game's CFR+ profile on {finite.sizes[0]} cells",
+    )
+    return model, tuple(cuts)
+
+
+def search_many(
+    game: BayesianGame,
+    certify: Callable[..., Any],
+    *,
+    epsilon: float = MANY_PLAYER_EPSILON,
+    time_limit: float | None = None,
+    discretisations: tuple[int, ...] = MANY_PLAYER_CELLS,
+    seconds: float = CFR_SECONDS,
+) -> Discovery:
+    """Find a model of a continuous signal game of three or more players: CFR+ on ever finer
+    discretisations, each profile read cell by cell (:func:`read_cell_model`) and
+    ``certify(game, model, thresholds)`` certifying the thresholds read by exact best
+    responses, until its NashConv is at most ``epsilon``. No threshold program is solved:
+    with products of the other players' masses, a program over as many regions as the
+    reading finds is beyond the MILP solvers. ``Discovery.answer`` is the first answer
+    within ``epsilon`` (None when none is), ``Discovery.model`` the best model read."""
+    from .models.progress import stage
+    from .models.sequence import SequenceForm
+    from .models.strategy import behavior_from_realization
+    from .rounds import seed_profile
+
+    if game.finite:
+        raise GameError(
+            f"models of three or more players are found for continuous signals; '{game.name}' has finite "
+            "signals (solve it with nash, or threshold with a model)"
+        )
+    t0 = time.perf_counter()
+    found = Discovery(None, None)
+    closest: float | None = None
+    for cells in discretisations:
+        budget = seconds
+        if time_limit is not None:
+            left = time_limit - (time.perf_counter() - t0)
+            if left <= 0:
+                break
+            budget = min(seconds, left)
+        finite = game.discretize(cells)
+        efg = finite.to_extensive()
+        sf = SequenceForm(efg)
+        with stage(f"CFR+ on {cells} cells ({efg.num_nodes:,} nodes)"):
+            realization, cfr_nash_conv, iterations = seed_profile(sf, target=epsilon / 10, seconds=budget)
+        behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
+        model, thresholds = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "auto")
+        answer = certify(game, model, thresholds, epsilon)
+        nash_conv = float(answer.nash_conv)
+        found.attempts.append(
+            {
+                "signals": cells,
+                "repair": 0,
+                "change": "read cell by cell",
+                "regions": [len(r) for r in model.regions],
+                "outcome": "equilibrium" if nash_conv <= epsilon else "exploitable",
+                "exploitability": float(answer.exploitability),
+                "nash_conv": nash_conv,
+                "cfr_iterations": iterations,
+                "cfr_nash_conv": float(cfr_nash_conv),
+            }
+        )
+        if closest is None or nash_conv < closest:
+            closest, found.model = nash_conv, model
+        if nash_conv <= epsilon:
+            found.answer = answer
+            found.relation = relation_to_shipped(game, model)
+            break
+    return found
+
+
 def search(
     game: BayesianGame,
     solve: Callable[..., Any],
@@ -377,7 +502,7 @@ def search(
     certificate. Use :func:`equilibria.qualitative.discover_model`."""
     t0 = time.perf_counter()
     if game.num_players != 2:
-        raise GameError(f"models are found for two-player games; '{game.name}' has {game.num_players} players")
+        raise GameError(f"search finds models of two-player games; '{game.name}' has {game.num_players} (search_many)")
     found = Discovery(None, None)
     closest: tuple[float, ParametricModel, Any] | None = None
     for n in discretisations if not game.finite else discretisations[:1]:
@@ -446,4 +571,13 @@ def search(
     return found
 
 
-__all__ = ["DISCRETISATIONS", "Discovery", "insert_best_response", "read_model", "relation_to_shipped", "search"]
+__all__ = [
+    "DISCRETISATIONS",
+    "Discovery",
+    "insert_best_response",
+    "read_cell_model",
+    "read_model",
+    "relation_to_shipped",
+    "search",
+    "search_many",
+]

@@ -52,7 +52,7 @@ class ThresholdSolution(Answer):
 
     game: BayesianGame
     model: ParametricModel
-    program: ThresholdProgram
+    program: ThresholdProgram | None  # None: thresholds read from a discretisation, no program solved
     thresholds: tuple[list[float], ...]
     cdf: tuple[list[float], ...]
     strategies: list[np.ndarray]
@@ -64,6 +64,7 @@ class ThresholdSolution(Answer):
     bound_at_answer: float | None = None
     note: str | None = None  # how the answer came about, when not as asked
     discovery: dict | None = None  # model "auto": what was tried, and the shipped models' relation
+    target_nash_conv: float | None = None  # thresholds read without a program: the NashConv aimed at
 
     def looseness(self) -> str:
         """What a program that checks only its thresholds left free, in words: regions
@@ -82,6 +83,8 @@ class ThresholdSolution(Answer):
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
         tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells**2)
+        if self.program is None:
+            return self.nash_conv is not None and self.nash_conv <= (self.target_nash_conv or 0.0) + tolerance
         if self.program.num_products:
             # an approximate program promises NashConv within promised_epsilon
             return self.nash_conv is not None and self.nash_conv <= self.program.promised_epsilon + tolerance
@@ -119,6 +122,17 @@ class ThresholdSolution(Answer):
         """Model, thresholds, regions and how the answer was verified."""
         players = range(self.game.num_players)
         program = self.program
+        shape = (
+            {
+                "products": program.products,
+                "breakpoints": program.breakpoints,
+                "epsilon": program.epsilon,
+                "promised_epsilon": program.promised_epsilon,
+                "num_products": program.num_products,
+            }
+            if program is not None
+            else {"target_nash_conv": self.target_nash_conv}
+        )
         return {
             "model": self.model.name,
             "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in players},
@@ -128,12 +142,8 @@ class ThresholdSolution(Answer):
             **({"note": self.note} if self.note else {}),
             "verification": self.verification,
             "indicators": self.indicators,
-            "products": program.products,
-            "breakpoints": program.breakpoints,
-            "epsilon": program.epsilon,
-            "promised_epsilon": program.promised_epsilon,
+            **shape,
             "certified_epsilon": self.certified_epsilon,
-            "num_products": program.num_products,
             **({"join": self.join} if self.join else {}),
             **({"curve": self.curve, "rounds_run": len(self.curve)} if self.curve is not None else {}),
             **({"bound_at_answer": self.bound_at_answer} if self.bound_at_answer is not None else {}),
@@ -235,7 +245,9 @@ def solve_threshold(
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     if isinstance(model, str) and model == "auto":
-        return _solve_auto(game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate)
+        return _solve_auto(
+            game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate, epsilon=epsilon
+        )
     if isinstance(model, str) and model in model_sets(game) and models is None:
         models, model = [model], None  # a shipped set of models names several
     if models is not None or join is not None:
@@ -424,12 +436,16 @@ def discover_model(
     time_limit: float | None = None,
     discretisations: tuple[int, ...] | None = None,
     certificate: str = "exact",
+    epsilon: float | None = None,
 ) -> Any:
-    """A parametric model found from a two-player signal game, with the certified answer
-    of its threshold program: a :class:`equilibria.discovery.Discovery` (``model``,
-    ``answer`` or None, ``attempts``, ``relation`` to the shipped models). See
-    :mod:`equilibria.discovery` for how; ``cells`` are the certificate's."""
-    from .discovery import DISCRETISATIONS, search
+    """A parametric model found from a signal game, with its certified answer: a
+    :class:`equilibria.discovery.Discovery` (``model``, ``answer`` or None, ``attempts``,
+    ``relation`` to the shipped models). Two players: the answer of the model's threshold
+    program (:func:`equilibria.discovery.search`). Three or more, continuous signals: the
+    thresholds read from CFR+ on a discretisation, finer until their exact NashConv is at
+    most ``epsilon`` (default 1e-3; :func:`equilibria.discovery.search_many`). See
+    :mod:`equilibria.discovery`; ``cells`` are those of the certificate's cross-check."""
+    from .discovery import DISCRETISATIONS, MANY_PLAYER_EPSILON, search, search_many
 
     if isinstance(spec, BayesianGame):
         game = spec
@@ -438,6 +454,13 @@ def discover_model(
 
         game = describe(spec).view(
             "signal", "a model is found for games with private signals and a public betting tree"
+        )
+    if game.num_players > 2:
+        return search_many(
+            game,
+            functools.partial(_read_answer, cells=cells),
+            epsilon=MANY_PLAYER_EPSILON if epsilon is None else epsilon,
+            time_limit=time_limit,
         )
     return search(
         game,
@@ -449,11 +472,40 @@ def discover_model(
     )
 
 
+def _read_answer(
+    game: BayesianGame, model: ParametricModel, thresholds: tuple[list[float], ...], target: float, *, cells: int
+) -> ThresholdSolution:
+    """Thresholds read from a discretisation (no program solved), certified exactly; an
+    equilibrium when the NashConv is at most ``target``."""
+    answer = _certified(
+        game,
+        model,
+        None,
+        thresholds,
+        backend="none",
+        indicators="none",
+        cells=cells,
+        extensive_check=False,
+        seconds={},
+    )
+    answer.target_nash_conv = target
+    return answer
+
+
 def _solve_auto(
-    game: BayesianGame, *, backend: str, cells: int, time_limit: float | None, t0: float, certificate: str = "exact"
+    game: BayesianGame,
+    *,
+    backend: str,
+    cells: int,
+    time_limit: float | None,
+    t0: float,
+    certificate: str = "exact",
+    epsilon: float | None = None,
 ) -> Any:
     """Model ``auto``: a model found from the game (:func:`discover_model`)."""
-    found = discover_model(game, backend=backend, cells=cells, time_limit=time_limit, certificate=certificate)
+    found = discover_model(
+        game, backend=backend, cells=cells, time_limit=time_limit, certificate=certificate, epsilon=epsilon
+    )
     if found.answer is None:
         outcomes = [a["outcome"].split(":")[0] for a in found.attempts]
         signals = sorted({a["signals"] for a in found.attempts})
@@ -545,7 +597,7 @@ def choose_products(backend: str, products: str | None) -> tuple[str, str]:
 def _certified(
     game: BayesianGame,
     model: ParametricModel,
-    program: ThresholdProgram,
+    program: ThresholdProgram | None,
     thresholds: tuple[list[float], ...],
     *,
     backend: str,
@@ -635,7 +687,7 @@ def _certified(
         zero_sum=game.tree.zero_sum,
         sequence_form=sequence_form,
         behaviors=behaviors,
-        sizes=_program_sizes(program),
+        sizes=_program_sizes(program) if program is not None else {},
         game=game,
         model=model,
         program=program,

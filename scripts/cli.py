@@ -381,6 +381,8 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     )
     assert isinstance(sol, ThresholdSolution)
     if args.write:
+        if sol.program is None:
+            raise _usage(f"--write needs a program; the model found for {sol.game.name} was read without one")
         write_disjunctive(sol.program.model, args.write, sol.indicators)
     if args.write_model:
         sol.model.to_json(args.write_model)
@@ -399,10 +401,17 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     if sol.discovery:
         tries = sol.discovery["attempts"]
         relation = ", ".join(f"{k} {v}" for k, v in sol.discovery["relation"].items()) or "no shipped models"
-        print(
-            f"found           after {plural(len(tries), 'program')} ({tries[-1]['signals']} signals read, "
-            f"{plural(tries[-1]['repair'], 'repair')}); against the shipped models: {relation}"
-        )
+        if sol.program is None:
+            read = ", ".join(str(t["signals"]) for t in tries)
+            print(
+                f"found           after {plural(len(tries), 'reading')} (CFR+ on {read} cells); against the shipped "
+                f"models: {relation}"
+            )
+        else:
+            print(
+                f"found           after {plural(len(tries), 'program')} ({tries[-1]['signals']} signals read, "
+                f"{plural(tries[-1]['repair'], 'repair')}); against the shipped models: {relation}"
+            )
         for p in range(sol.game.num_players):
             plans = " | ".join(", ".join(f"{k or 'root'}: {v}" for k, v in r.items()) for r in sol.model.regions[p])
             print(f"  player {p + 1} regions  {plans}")
@@ -447,7 +456,12 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         print(f"choice          {sol.choice}; backend {sol.backend}")
     if sol.curve:
         _print_rounds(sol.curve)
-    if program.num_products:
+    if program is None:
+        print(
+            f"thresholds      read from a discretisation, no program solved (NashConv target "
+            f"{sol.target_nash_conv:.1e}, certified {sol.nash_conv:.3e})"
+        )
+    elif program.num_products:
         points = f"{program.breakpoints} breakpoints per square" if program.breakpoints else "bilinear, no breakpoints"
         print(f"products        {program.num_products} ({program.products}, {points})")
         at_answer = "" if sol.bound_at_answer is None else f", proven at the answer {sol.bound_at_answer:.3e}"
@@ -456,13 +470,15 @@ def cmd_threshold(args: argparse.Namespace) -> int:
             f"certified {sol.certified_epsilon:.3e} (largest gain of one player)"
         )
     sizes = sol.sizes
-    print(
-        f"program         {sizes['rows']} rows, {sizes['columns']} columns, "
-        f"{sizes['binaries']} binaries, {sizes['sos2']} SOS2"
-    )
+    if program is not None:
+        print(
+            f"program         {sizes['rows']} rows, {sizes['columns']} columns, "
+            f"{sizes['binaries']} binaries, {sizes['sos2']} SOS2"
+        )
     if sol.note:
         print(f"note            {sol.note}")
-    print(f"solver          {sol.backend}, indicators {sol.indicators}")
+    if program is not None:
+        print(f"solver          {sol.backend}, indicators {sol.indicators}")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
         print(f"program         written to {args.write}")

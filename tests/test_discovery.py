@@ -48,9 +48,9 @@ def test_a_found_model_is_written_and_read_back(tmp_path):
 
 @pytest.mark.parametrize(
     "game, words",
-    [("kuhn_continuous:players=3", "two-player"), ("leduc", "no signal form")],
+    [("generalized_kuhn:players=3,cards=5", "continuous signals"), ("leduc", "no signal form")],
 )
-def test_auto_needs_a_two_player_signal_game(game, words):
+def test_auto_needs_a_signal_game_it_can_read(game, words):
     line = one_line_refusal(run_cli("threshold", game, "--model", "auto"))
     assert words in line
 
@@ -107,3 +107,37 @@ def test_a_row_without_variables_that_cannot_hold_is_infeasible():
     m.row = pyo.Constraint(expr=2 * m.x == 3)
     m.obj = pyo.Objective(expr=m.x)
     assert get_backend("highs").solve_model(m).status == "infeasible"
+
+
+def test_three_players_a_model_is_read_within_the_nash_conv_asked():
+    """kuhn_continuous with three players ships no model: CFR+ on 20 cells, read cell by
+    cell, certified by exact best responses (tested against quadrature and ever finer
+    cells) within the NashConv asked."""
+    found = discover_model("kuhn_continuous:players=3", epsilon=5e-3)
+    assert found.answer is not None, found.attempts
+    answer = found.answer
+    assert answer.verification["method"].startswith("exact")
+    assert answer.nash_conv <= 5e-3 and answer.is_equilibrium
+    assert sum(answer.payoffs) == pytest.approx(0.0, abs=1e-12)  # no rake: zero-sum
+    assert answer.program is None and found.attempts[0]["signals"] == 20
+    # a looser reading is no equilibrium at a tighter target
+    answer.target_nash_conv = answer.nash_conv / 2
+    assert not answer.is_equilibrium
+
+
+@pytest.mark.slow
+def test_three_player_kuhn_continuous_is_answered_within_one_thousandth():
+    result = run_cli("threshold", "kuhn_continuous:players=3", "--model", "auto", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["nash_conv"] <= 1e-3
+    assert answer["verification"]["method"].startswith("exact")
+
+
+def test_a_model_read_without_a_program_cannot_write_one(tmp_path):
+    target = tmp_path / "p.lp"
+    result = run_cli(
+        "threshold", "kuhn_continuous:players=3", "--model", "auto", "--epsilon", "5e-3", "--write", str(target)
+    )
+    assert "--write needs a program" in one_line_refusal(result)
+    assert not target.exists()
