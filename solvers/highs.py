@@ -45,9 +45,8 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-#: "concurrent" (the default) races simplex and IPX on two threads and keeps the first
-#: to finish: IPX wins on Leduc-like LPs, simplex on Liar's dice and G_n (benchmarks/);
-#: on a busy machine it runs one of them (:func:`choose_lp_method`).
+#: With no method, an LP gets simplex or IPX by its shape (:func:`choose_lp_method`);
+#: "concurrent" races the two on two threads and keeps the first to finish.
 METHODS = ("concurrent", "choose", "simplex", "ipm", "ipx", "hipo", "pdlp")
 CONCURRENT = ("simplex", "ipx")
 
@@ -210,43 +209,30 @@ def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
     return winner
 
 
-def _other_runnable_tasks(samples: int = 5, interval: float = 0.01) -> int:
-    """Threads of other work ready to run (Linux ``/proc/loadavg``), the least of a few
-    readings a few milliseconds apart (one reading also catches short bursts); 0 where
-    the file does not exist."""
-    least = None
-    for i in range(samples):
-        try:
-            with open("/proc/loadavg") as handle:
-                running = int(handle.read().split()[3].split("/")[0])
-        except (OSError, ValueError, IndexError):
-            return 0
-        least = running if least is None else min(least, running)
-        if i + 1 < samples:
-            time.sleep(interval)
-    return max(0, (least or 0) - 1)  # the reading counts this thread
+#: LPs with fewer nonzeros go to simplex: either method solves them in well under a second.
+SIMPLEX_BELOW = 20_000
 
-
-#: LPs with fewer nonzeros always race: they solve in well under a second either way.
-RACE_ALWAYS_BELOW = 50_000
+#: Nonzeros per column between these two go to IPX (Leduc-like LPs); below and above to
+#: simplex (Liar's dice, and G_n's dense payoff block). Measured in benchmarks/methods.py.
+IPX_DENSITY = (8.0, 100.0)
 
 
 def choose_lp_method(problem: Any) -> str:
-    """The method ``concurrent`` resolves to: the simplex/IPX race when two cores are free,
-    else one method.
+    """The method HiGHS runs on an LP when none is asked for: a fixed rule on the LP's
+    shape, so the same LP gets the same method, and so the same strategies, whatever the
+    machine's load (on a game with many equilibria, simplex and IPX may return different
+    ones).
 
-    Racing pays when each method has a core of its own (it finishes with the faster of the
-    two); on a busy machine the two threads compete with the load and with each other, and
-    the race measured 3x slower than IPX alone (Leduc with 10 ranks, one other busy process
-    on 2 cores). Alone, IPX is the safer choice: simplex was 3x to more than 10x slower on
-    Leduc-like LPs, IPX 3x slower on Liar's dice and G_n, where simplex wins; LPs whose payoff
-    block is dense (more than 100 nonzeros per column, as in G_n) go to simplex.
+    IPX with crossover was 2x to 3x faster than simplex on Leduc-like LPs (8 to 25 nonzeros
+    per column), simplex 2x to 3x faster on Liar's dice (5 to 6) and G_n (over 100). The
+    simplex/IPX race (``method="concurrent"``) runs only when asked: which of the two
+    finishes first depends on the load.
     """
-    cores = os.cpu_count() or 1
-    if problem.nnz < RACE_ALWAYS_BELOW or cores - _other_runnable_tasks() >= 2:
-        return "concurrent"
     density = problem.nnz / max(1, problem.num_cols)
-    return "simplex" if density > 100 else "ipx"
+    low, high = IPX_DENSITY
+    if problem.nnz >= SIMPLEX_BELOW and low <= density <= high:
+        return "ipx"
+    return "simplex"
 
 
 @functools.cache
@@ -281,8 +267,8 @@ def solve_highs(
     options: dict | None = None,
     warm_start: np.ndarray | None = None,
 ) -> Solution:
-    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: ``concurrent`` for
-    LPs, see :func:`choose_lp_method`). Returns the Solution; ``warm_start`` (column values)
+    """Solve with HiGHS; ``method`` is one of :data:`METHODS` (None: simplex or IPX
+    by the LP's shape, see :func:`choose_lp_method`). Returns the Solution; ``warm_start`` (column values)
     seeds the MIP search or the simplex. Interruptible: a KeyboardInterrupt cancels the
     solve and propagates."""
     if method is not None and method not in METHODS:
@@ -298,16 +284,16 @@ def solve_highs(
     arrays = _arrays(problem)
     t1 = time.perf_counter()
     solvers: dict[str, highspy.Highs] = {}
-    if method in (None, "concurrent") and not is_mip(problem) and warm_start is None:
-        chosen = choose_lp_method(problem)
-        names = CONCURRENT if chosen == "concurrent" else (chosen,)
-        for name in names:
+    if method == "concurrent" and not is_mip(problem) and warm_start is None:
+        for name in CONCURRENT:
             h = _configured(verbose, name, time_limit, options)
             h.setOptionValue("threads", 1)
             h.passModel(*arrays)
             solvers[name] = h
-        prefix = "concurrent:" if chosen == "concurrent" else "busy machine:"
+        prefix = "concurrent:"
     else:
+        if method is None and not is_mip(problem) and warm_start is None:
+            method = choose_lp_method(problem)
         name = method if method not in (None, "concurrent") else "choose"
         h = _configured(verbose, None if method == "concurrent" else method, time_limit, options)
         h.passModel(*arrays)

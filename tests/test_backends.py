@@ -331,9 +331,35 @@ def test_warm_start_on_highs(kuhn_lp):
     assert again.objective == pytest.approx(KUHN, abs=1e-9)
 
 
-def test_highs_concurrent_race_still_runs(kuhn_lp):
-    sol = solve(kuhn_lp)
+def test_highs_concurrent_race_runs_when_asked(kuhn_lp):
+    sol = solve(kuhn_lp, method="concurrent")
     assert sol.method.startswith("concurrent:")
+    assert sol.objective == pytest.approx(KUHN, abs=1e-9)
+
+
+def test_default_lp_method_gives_the_same_strategies_under_load():
+    """The default method is a rule on the LP alone: two busy processes on the machine
+    change neither the method nor the strategies (Leduc has many equilibria, and simplex and
+    IPX return different ones)."""
+    import subprocess
+    import sys
+
+    from equilibria.api import solve_game
+
+    idle = solve_game("leduc:ranks=5")
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        busy = solve_game("leduc:ranks=5")
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    assert idle.method == busy.method == "ipx"
+    for a, b in zip(idle.behaviors, busy.behaviors):
+        np.testing.assert_array_equal(a, b)
+    simplex = solve_game("leduc:ranks=5", method="simplex")
+    assert simplex.value == pytest.approx(idle.value, abs=1e-9)
+    assert any(not np.allclose(a, b) for a, b in zip(idle.behaviors, simplex.behaviors))
 
 
 def test_status_compares_with_plain_words():
