@@ -36,6 +36,7 @@ from .formulations.threshold_milfp import check_product_options
 from .models import checks, kuhn3_family
 from .models.best_response import certify
 from .models.checks import OptionError
+from .models.constant_sum import is_zero_sum
 from .models.dominance import dominated_sequences
 from .models.efg import ExtensiveGame
 from .models.errors import SolverError
@@ -330,7 +331,7 @@ def solve_nash(
         seconds={"sequence_form": t1 - t0}
         | ({"rounds": t3 - t1} if use_rounds else {"build": t2 - t1, "solve": t3 - t2})
         | {"verify": t4 - t3},
-        zero_sum=bool(np.allclose(sf.terminal_payoffs.sum(axis=1), 0.0, atol=1e-12)),
+        zero_sum=is_zero_sum(sf.terminal_payoffs),
         formulation=formulation,
         objective=objective,
         regrets=regrets,

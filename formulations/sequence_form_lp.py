@@ -20,9 +20,12 @@ plan, so one solve gives both players' equilibrium strategies.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..models.constant_sum import constant_sum, off_constant
 from ..models.errors import GameError
 from ..models.sequence import SequenceForm
 from .linear_program import Block, LinearProgram
@@ -36,22 +39,17 @@ def check_two_player_zero_sum(sf: SequenceForm, what: str) -> float:
     first terminal whose payoffs add up to something else; ``what`` names the method."""
     if sf.num_players != 2:
         raise GameError(f"{what} is for two-player games; this one has {sf.num_players} players")
-    pay = sf.terminal_payoffs
-    sums = pay[:, 0] + pay[:, 1]
-    if sums.shape[0] == 0:
-        return 0.0
-    constant = float(sums[0])
-    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
-    off = np.flatnonzero(np.abs(sums - constant) > 1e-9 * scale)
+    constant, off = off_constant(sf.terminal_payoffs)
     if off.shape[0]:
         node = int(sf.terminal_nodes[off[0]])
         first = int(sf.terminal_nodes[0])
         describe = sf.game.describe_node if sf.game is not None else (lambda v: f"payoff entry {v}")
         raise GameError(
             f"{what} needs a zero-sum (or constant-sum) game, but the payoffs at {describe(first)} sum to "
-            f"{constant!r} and at {describe(node)} to {float(sums[off[0]])!r} (general-sum games: equilibria nash)"
+            f"{constant!r} and at {describe(node)} to {float(sf.terminal_payoffs[off[0]].sum())!r} "
+            "(general-sum games: equilibria nash)"
         )
-    return 0.0 if abs(constant) <= 1e-9 * scale else constant
+    return cast(float, constant_sum(sf.terminal_payoffs))
 
 
 def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:

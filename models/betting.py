@@ -286,7 +286,9 @@ class BettingTree:
         """True when every terminal's payoffs add up to zero under every showdown outcome
         (no rake, and two-player payoffs given by :meth:`terminal` that cancel)."""
         if self.num_players == 2:
-            return bool(np.allclose(self.payoff[self.terminals].sum(axis=2), 0.0, atol=1e-12))
+            from .constant_sum import is_zero_sum
+
+            return is_zero_sum(self.payoff[self.terminals], axis=2)
         return self.rake == 0.0
 
     @cached_property

@@ -84,7 +84,9 @@ class NormalFormGame:
     @property
     def zero_sum(self) -> bool:
         """True when the players' payoffs add up to zero in every cell."""
-        return bool(np.allclose(self.payoffs.sum(axis=0), 0.0, atol=1e-12))
+        from .constant_sum import is_zero_sum
+
+        return is_zero_sum(self.payoffs, axis=0)
 
     def utility_range(self, p: int) -> float:
         """Largest minus smallest payoff of player ``p`` (the largest regret possible)."""

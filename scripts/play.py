@@ -200,11 +200,9 @@ def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | N
 
     description = describe(spec)
     game = description.extensive()
-    pay = game.terminal_payoffs()
-    sums = pay.sum(axis=1)
-    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
-    constant_sum = sums.shape[0] == 0 or bool(np.all(np.abs(sums - sums[0]) <= 1e-9 * scale))
-    if game.num_players == 2 and constant_sum:
+    from ..models.constant_sum import constant_sum
+
+    if game.num_players == 2 and constant_sum(game.terminal_payoffs()) is not None:
         return solve(description, "lp", backend=backend or "highs", time_limit=time_limit)
     limit = DEFAULT_NASH_SECONDS if time_limit is None else time_limit
     try:

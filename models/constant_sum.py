@@ -1,0 +1,43 @@
+"""The one test of whether a game's payoffs add up to a constant (zero-sum when it is 0).
+
+Every outcome's payoffs are summed over players; they count as constant when each sum lies
+within :data:`TOLERANCE` times the largest payoff (at least 1) of the first, so that
+payoffs written in decimals (0.1 + 0.2) still pass and a rake of a thousandth does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+#: Relative tolerance of the sums (times max(1, largest absolute payoff)).
+TOLERANCE = 1e-9
+
+
+def off_constant(payoffs: npt.ArrayLike, axis: int = -1) -> tuple[float, np.ndarray]:
+    """The first outcome's payoff sum and the indices (in C order of the other axes) of the
+    outcomes whose sums differ from it. ``axis`` is the players' axis."""
+    pay = np.asarray(payoffs, dtype=np.float64)
+    sums = pay.sum(axis=axis).ravel()
+    if sums.shape[0] == 0:
+        return 0.0, np.zeros(0, dtype=np.int64)
+    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
+    return float(sums[0]), np.flatnonzero(np.abs(sums - sums[0]) > TOLERANCE * scale)
+
+
+def constant_sum(payoffs: npt.ArrayLike, axis: int = -1) -> float | None:
+    """The constant every outcome's payoffs add up to (0.0 for a zero-sum game, within the
+    tolerance), or None when the sums differ."""
+    constant, off = off_constant(payoffs, axis)
+    if off.shape[0]:
+        return None
+    scale = max(1.0, float(np.abs(np.asarray(payoffs, dtype=np.float64)).max(initial=0.0)))
+    return 0.0 if abs(constant) <= TOLERANCE * scale else constant
+
+
+def is_zero_sum(payoffs: npt.ArrayLike, axis: int = -1) -> bool:
+    """True when every outcome's payoffs add up to zero (within the tolerance)."""
+    return constant_sum(payoffs, axis) == 0.0
+
+
+__all__ = ["TOLERANCE", "constant_sum", "is_zero_sum", "off_constant"]
