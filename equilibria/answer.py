@@ -36,6 +36,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 @dataclass(kw_only=True)
 class Answer:
     """What every route returns.
@@ -138,6 +142,50 @@ class Answer:
                 "only answers on games loaded from OpenSpiel (openspiel:GAME) export as a TabularPolicy"
             )
         return to_tabular_policy(pyspiel_module().load_game(source.game_string), game, self.behaviors)
+
+    def certificate_lines(self) -> list[str]:
+        """What every route prints of its answer: the value (or payoffs), the certificate,
+        the certified value bounds, the status."""
+        from .models.wording import fixed
+
+        lines = []
+        if self.zero_sum and self.value is not None:
+            lines.append(f"value (player 1) {fixed(self.value, 12)}")
+        elif self.payoffs is not None:
+            lines.append("payoffs         " + ", ".join(fixed(v, 9) for v in self.payoffs))
+        if self.payoff_sum:
+            lines.append(
+                f"constant sum    the payoffs add up to {self.payoff_sum:g} everywhere: solved as zero-sum "
+                f"(player 2 earns {self.payoff_sum:g} minus player 1's payoff)"
+            )
+        if self.certificate is not None:
+            lines.append(
+                f"exploitability  {self.exploitability:.3e}  (exact best responses in {self.certified_in}; "
+                f"NashConv {self.nash_conv:.3e})"
+            )
+        if self.value_bounds is not None:
+            low, high = self.value_bounds
+            lines.append(f"value bounds    [{fixed(low, 12)}, {fixed(high, 12)}]  (certified; gap {high - low:.3e})")
+        for a in getattr(self, "attempts", []):
+            expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
+            lines.append(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
+        method = f", method {self.method})" if self.method else ")"
+        lines.append(f"status          {self.status} ({self.backend}{method}")
+        return lines
+
+    def report_lines(self) -> list[str]:
+        """The answer as the command line prints it: the game, :meth:`certificate_lines`,
+        the program's size and the seconds of each stage."""
+        lines = [f"game            {self.game_name}", *self.certificate_lines()]
+        if self.sizes:
+            lines.append("program         " + ", ".join(f"{k} {v:,}" for k, v in self.sizes.items() if _whole(v)))
+        lines.append(self.seconds_line())
+        return lines
+
+    def seconds_line(self) -> str:
+        """The seconds of each stage and their total, as one line."""
+        total = sum(self.seconds.values())
+        return "seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()) + f"; total {total:.3f}"
 
     def details(self) -> dict:
         """Route-specific figures added to :meth:`to_dict` (overridden by routes)."""

@@ -171,20 +171,19 @@ def _values(value: Any, name: str = "") -> list[Any]:
 
 def _route_parameters(route: str) -> dict[str, Any]:
     """The route's options as inspect.Parameter objects, by name."""
-    import inspect
-
     from .routes import ROUTES
 
     if route not in ROUTES:
         raise SweepError(f"unknown route '{route}'; routes: {', '.join(ROUTES)}")
-    r = ROUTES[route]
-    params = inspect.signature(r.function()).parameters
-    return {name: params[name] for name in r.options()}
+    return ROUTES[route].signature()
 
 
 def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
-    """An option value typed as the route's function takes it (text from the command line
-    becomes a bool, int or float by the parameter's annotation or default)."""
+    """An option value typed as the route takes it (text from the command line or a grid
+    becomes a bool, int or float by the option's annotation or default) and checked
+    (:func:`equilibria.routes.check_option`): a bad value is bad input, not a cell that fails."""
+    from .routes import check_option, option_from_text
+
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = repr(value)  # typed below like text, so that 0 and 0.0 make one cell
     if value is not None and not isinstance(value, (str, bool)):
@@ -192,71 +191,12 @@ def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
         raise SweepError(
             f"option {name} of route '{route}' takes text or a number, not {type(value).__name__} {value!r}"
         )
-    if not isinstance(value, str):
-        return _in_range(route, name, value)
-    return _in_range(route, name, _typed(route, name, parameter, value))
-
-
-#: Options whose values have a range, checked for every cell before any is solved (the
-#: command line checks the same on its flags).
-OPTION_RANGES = {
-    "time_limit": ("positive", 0.0),
-    "epsilon": ("positive", 0.0),
-    "target_exploitability": ("positive", 0.0),
-    "threshold": ("nonnegative", 0.0),
-    "min_width": ("nonnegative", 0.0),
-    "breakpoints": ("count", 2),
-    "cells": ("count", 1),
-    "rounds": ("count", 1),
-    "iterations": ("count", 1),
-}
-
-
-def _in_range(route: str, name: str, value: Any) -> Any:
-    """``value`` when it lies in the option's range (:data:`OPTION_RANGES`), else
-    SweepError naming the option: a bad value is bad input, not a cell that fails."""
-    if name not in OPTION_RANGES or value is None:
-        return value
-    kind, bound = OPTION_RANGES[name]
     try:
-        if kind == "count":
-            checks.count(name, value, minimum=int(bound))
-        else:
-            checks.number(name, value, minimum=float(bound), strict=kind == "positive", optional=False)
-    except checks.OptionError as exc:
-        raise SweepError(f"route '{route}': {exc}") from None
-    return value
-
-
-def _typed(route: str, name: str, parameter: Any, value: str) -> Any:
-    """Text typed by the parameter's annotation or default (see :func:`_coerce_option`)."""
-    annotation = parameter.annotation if isinstance(parameter.annotation, str) else str(parameter.annotation)
-    default = parameter.default
-    kinds = set(re.findall(r"[A-Za-z_]+", annotation))
-    text = value.strip()
-    if "None" in kinds and text.lower() == "none":
-        return None
-    if "bool" in kinds or isinstance(default, bool):
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise SweepError(f"option {name} of route '{route}' is true or false, not '{value}'")
-    numeric = ("int" in kinds or isinstance(default, int)) and "str" not in kinds
-    floating = ("float" in kinds or isinstance(default, float)) and "str" not in kinds
-    if numeric and not floating:
-        if not re.fullmatch(r"[+-]?\d+", text):
-            raise SweepError(f"option {name} of route '{route}' is a whole number, not '{value}'")
-        return int(text)
-    if floating:
-        try:
-            number = float(text)
-        except ValueError:
-            number = math.nan
-        if not math.isfinite(number):
-            raise SweepError(f"option {name} of route '{route}' is a finite number, not '{value}'")
-        return number
-    return text
+        if isinstance(value, str):
+            value = option_from_text(route, name, parameter, value)
+        return check_option(route, name, parameter, value)
+    except EquilibriaError as exc:
+        raise SweepError(str(exc)) from None
 
 
 @dataclass

@@ -80,25 +80,8 @@ def plural(count: int, noun: str) -> str:
 
 def _print_certificate(answer: Any) -> None:
     """The lines every route prints: value, certificate, bounds, status."""
-    print(f"value (player 1) {fixed(answer.value, 12)}")
-    if getattr(answer, "payoff_sum", 0.0):
-        print(
-            f"constant sum    the payoffs add up to {answer.payoff_sum:g} everywhere: solved as zero-sum "
-            f"(player 2 earns {answer.payoff_sum:g} minus player 1's payoff)"
-        )
-    print(
-        f"exploitability  {answer.exploitability:.3e}  (exact best responses in {answer.certified_in}; "
-        f"NashConv {answer.nash_conv:.3e})"
-    )
-    if answer.value_bounds is not None:
-        low, high = answer.value_bounds
-        print(f"value bounds    [{fixed(low, 12)}, {fixed(high, 12)}]  (certified; gap {high - low:.3e})")
-    for a in getattr(answer, "attempts", []):
-        expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
-        print(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
-    print(
-        f"status          {answer.status} ({answer.backend}" + (f", method {answer.method})" if answer.method else ")")
-    )
+    for line in answer.certificate_lines():
+        print(line)
     if answer.status == "stalled":
         print(
             "                the exploitability falls too slowly for the target: at its rate the target "
@@ -163,8 +146,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     dominance = getattr(answer, "dominance", None)
     if dominance:
         _print_dominance(dominance, answer.game_name)
-    total = sum(answer.seconds.values())
-    print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in answer.seconds.items()) + f"; total {total:.3f}")
+    print(answer.seconds_line())
     if args.strategy_out:
         print(f"strategies      written to {args.strategy_out}")
     return 0
@@ -1008,7 +990,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="run a route over a grid of games and options; a table row per cell")
     p.add_argument("--grid", type=_text, metavar="FILE.json|FILE.yaml", help="the grid (route, games, params, options)")
-    p.add_argument("--route", choices=SWEEP_ROUTES, default=None, help="the route (default lp)")
+    p.add_argument("--route", choices=_route_names(), default=None, help="the route (default lp)")
     p.add_argument(
         "--game",
         type=_text,
@@ -1048,7 +1030,83 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")
     p.add_argument("--names", action="store_true", help="only the names of the available backends")
     p.set_defaults(func=cmd_backends)
+    _route_commands(sub)
     return parser
+
+
+def _route_commands(sub: Any) -> None:
+    """``equilibria NAME GAME`` for every registered route without a command of its own
+    (``Route.command``), its flags made from the route's options."""
+    from ..routes import ROUTES, load_plugins, option_choices, option_kind
+
+    load_plugins()
+    for name, route in ROUTES.items():
+        if route.command is not None or name in sub.choices:
+            continue
+        p = sub.add_parser(name, help=route.summary, description=route.summary)
+        p.add_argument("game", type=_text, help=GAME_HELP)
+        helps = route.help()
+        for option, parameter in route.signature().items():
+            flag = "--" + option.replace("_", "-")
+            dest = f"option_{option}"
+            default = None if parameter.default is parameter.empty else parameter.default
+            says = helps.get(option, "") + (f" (default {default})" if default not in (None, False) else "")
+            if option_kind(parameter) == "bool":
+                if default is True:
+                    p.add_argument(f"--no-{flag[2:]}", dest=dest, action="store_false", default=None, help=says)
+                else:
+                    p.add_argument(flag, dest=dest, action="store_true", default=None, help=says)
+                continue
+            p.add_argument(
+                flag,
+                dest=dest,
+                type=_route_option(name, option, parameter),
+                choices=option_choices(parameter),
+                default=None,
+                metavar=option.upper(),
+                help=says,
+            )
+        p.add_argument("--json", action="store_true", help="print the answer as JSON")
+        p.add_argument("--strategy-out", type=_text, metavar="FILE.csv", help="write the strategies as CSV")
+        p.set_defaults(func=cmd_route, route=name)
+
+
+def _route_option(route: str, option: str, parameter: Any):  # noqa: ANN202  (an argparse type)
+    """An argparse type reading a route option's text as the route takes it."""
+
+    def parse(text: str) -> Any:
+        from ..models.errors import EquilibriaError
+        from ..routes import check_option, option_from_text
+
+        try:
+            return check_option(route, option, parameter, option_from_text(route, option, parameter, text))
+        except EquilibriaError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option
+    return parse
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    """A route's command made by :func:`_route_commands`: solve, then print the answer."""
+    from ..models.output import check_target
+    from ..routes import solve
+
+    if args.strategy_out:
+        check_target(args.strategy_out)  # before the work
+    prefix = "option_"
+    options = {k[len(prefix) :]: v for k, v in vars(args).items() if k.startswith(prefix) and v is not None}
+    answer = solve(args.game, args.route, **options)
+    if args.strategy_out:
+        _write_strategies(answer, args.strategy_out)
+    if args.json:
+        print(answer.to_json())
+        return 0
+    for line in answer.report_lines():
+        print(line)
+    if args.strategy_out:
+        print(f"strategies      written to {args.strategy_out}")
+    return 0
 
 
 _RULE_HELP = (
@@ -1110,9 +1168,13 @@ _DOMINATED_HELP = (
 )
 
 
-#: The routes a sweep runs (``equilibria.routes.ROUTES``), named here so that parsing the
-#: command line imports no numerical code.
-SWEEP_ROUTES = ("lp", "shrink", "nash", "threshold")
+def _route_names() -> list[str]:
+    """The registered routes (:data:`equilibria.routes.ROUTES`, with plugins)."""
+    from ..routes import ROUTES, load_plugins
+
+    load_plugins()
+    return list(ROUTES)
+
 
 #: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
 #: parsing the command line imports no numerical code.
