@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow lint format readme bench clean
+.PHONY: demo test test-slow lint format readme bench clean docs typecheck-tree
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e '.[bench]'
 	touch $(VENV)/.installed $@
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(PIP_INSTALL) -e '.[docs]'
+	touch $(VENV)/.installed $@
+
 demo: $(VENV)/.installed
 	$(BIN)/equilibria info leduc
 	$(BIN)/equilibria solve leduc
@@ -39,11 +43,15 @@ test-slow: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@# mypy reads packages by folder; build the equilibria.* namespace the install maps
+	@$(MAKE) --no-print-directory typecheck-tree
+	MYPYPATH=build/typecheck $(BIN)/mypy -p equilibria
+
+# mypy and mkdocstrings read packages by folder; build the equilibria.* namespace the
+# install maps (equilibria.models -> models/, ...) as a tree of symbolic links
+typecheck-tree:
 	rm -rf build/typecheck && mkdir -p build/typecheck/equilibria
 	ln -s $(CURDIR)/equilibria/* build/typecheck/equilibria/
 	for d in models formulations solvers instances scripts; do ln -s $(CURDIR)/$$d build/typecheck/equilibria/$$d; done
-	MYPYPATH=build/typecheck $(BIN)/mypy -p equilibria
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
@@ -52,6 +60,12 @@ format: $(VENV)/.installed-test
 # regenerate the sample outputs in README.md from the real commands
 readme: $(VENV)/.installed
 	$(BIN)/python -m equilibria.scripts.readme_samples README.md
+
+# the documentation site (mkdocs.yml, docs/) into build/site; every example on it runs
+# while it builds, from build/docs-scratch, so the files the examples write land there
+docs: $(VENV)/.installed-docs typecheck-tree
+	rm -rf build/docs-scratch && mkdir -p build/docs-scratch
+	cd build/docs-scratch && PATH=$(CURDIR)/$(BIN):$$PATH $(CURDIR)/$(BIN)/mkdocs build --strict -f $(CURDIR)/mkdocs.yml -d $(CURDIR)/build/site
 
 # Peers (OpenSpiel, pygambit 16.7) against us on the standard games; writes
 # benchmarks/results.csv and benchmarks/time_vs_size.png. Takes about half an hour.

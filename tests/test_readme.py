@@ -38,13 +38,10 @@ def test_the_backend_shown_in_the_architecture_is_the_real_one():
     assert shown == "\n".join(source.splitlines()[first.end_lineno :]).strip("\n")
 
 
-def test_the_rules_file_shown_is_the_shipped_one():
-    root = README.parent
-    text = README.read_text()
-    start = text.index("## Games written as rules")
-    block = text[text.index("```python\n", start) + len("```python\n") :]
-    shown = block[: block.index("```")]
-    assert shown == (root / "instances" / "rules" / "kuhn_rules.py").read_text()
+def test_the_rules_page_shows_the_shipped_file_read_when_the_site_is_built():
+    page = (README.parent / "docs" / "tutorials" / "rules.md").read_text()
+    assert "import equilibria.instances.rules.kuhn_rules as kuhn_rules" in page
+    assert "print(Path(kuhn_rules.__file__).read_text()" in page
 
 
 def test_every_sample_typed_as_a_user_types_it_runs_as_shown():
