@@ -14,32 +14,10 @@ import threading
 import time
 from typing import NoReturn
 
+from .interrupts import SIGNALLED, WATCHING, interrupted
+
 #: Seconds an interrupted command has to unwind before the process leaves regardless.
 EXIT_GRACE = 0.8
-
-_said = threading.Lock()
-_done = False
-
-#: Set once the thread below watches for SIGINT, and once it has seen one: with the first
-#: and not the second, a KeyboardInterrupt came from code (a rules file raising it), not
-#: from Ctrl-C.
-WATCHING = threading.Event()
-SIGNALLED = threading.Event()
-
-
-def interrupted() -> None:
-    """Remove partial output files and print ``equilibria: interrupted`` once."""
-    global _done
-    with _said:
-        models_output = sys.modules.get("equilibria.models.output")
-        if models_output is not None:
-            models_output.remove_partial_outputs()
-        if not _done:
-            _done = True
-            try:
-                print("equilibria: interrupted", file=sys.stderr, flush=True)
-            except OSError:
-                pass
 
 
 def _on_sigint(signum: int, frame: object) -> None:

@@ -1,0 +1,117 @@
+"""The ``equilibria`` command.
+
+    equilibria solve GAME [--shrink [--threshold T] [--rule R]] [--backend B] [--method M] [--time-limit S]
+                          [--target-exploitability EPS] [--json] [--strategy-out FILE.csv]
+    equilibria info GAME [--json]
+    equilibria games [--json]
+    equilibria export GAME --player 1|2 --format mps|lp -o FILE
+    equilibria threshold GAME [--model NAME|FILE.json ...] [--join one-program|separate] [--refinement R]
+        [--backend B] [--indicators native|bigm|hull]
+        [--epsilon E] [--breakpoints K] [--products sos2|cc|incremental|log|dlog|exact]
+                                [--select any|lowest|highest] [--json]
+    equilibria nash GAME [--formulation 1|2|3|4] [--objective O] [--backend B] [--time-limit S]
+        [--epsilon E] [--breakpoints K] [--products log|sos2|...|exact] [--json] [--write FILE]
+    equilibria shrink GAME [--threshold T] [--rule lossless|published] [--json] [--write FILE.mps|FILE.lp]
+    equilibria show GAME [--infoset REGEX] [--beliefs] [--plot FILE.png] [--json]
+    equilibria play GAME [--as PLAYER] [--seed S] [--hands N]
+    equilibria backends
+
+GAME is a registered name with parameters (``leduc:ranks=4``; ``equilibria games`` lists
+them), a bundled game, a path to a ``.efg`` file, a rules file ``PATH.py[:key=value,...]``
+or ``openspiel:GAME_STRING``. Errors in
+the input print one line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from typing import Any
+
+from ..interrupts import SIGNALLED, WATCHING, interrupted
+from . import games, nash, routes, show, solve, sweep, threshold
+from .common import FIRST_ORDER, Parser, one_line, version_text
+from .progress import c_stdout_to_stderr, progress_shown
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``equilibria`` command."""
+    shared = Parser(add_help=False)
+    shared.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser = Parser(
+        prog="equilibria", description="Equilibria of games of imperfect information by mathematical programming."
+    )
+    parser.add_argument("--version", action="version", version=f"equilibria {version_text()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    _add = sub.add_parser
+
+    def add_parser(*a: Any, **k: Any) -> argparse.ArgumentParser:
+        return _add(*a, parents=[shared], **k)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign,assignment]  # every command takes --quiet
+
+    show.add_show(sub)
+    show.add_play(sub)
+    solve.add_solve(sub)
+    solve.add_shrink(sub)
+    games.add_info(sub)
+    games.add_games(sub)
+    games.add_export(sub)
+    threshold.add_threshold(sub)
+    nash.add_nash(sub)
+    sweep.add_sweep(sub)
+    games.add_backends(sub)
+    routes.add_route_commands(sub)
+    return parser
+
+
+def _run(argv: list[str] | None) -> int:
+    from ...models.errors import EquilibriaError
+
+    args = build_parser().parse_args(argv)
+    out = io.StringIO()
+    try:
+        with progress_shown(getattr(args, "quiet", False), getattr(args, "verbose", False)):
+            # what a command prints is held back until it has succeeded: an error or an
+            # interrupt leaves no partial output
+            if getattr(args, "interactive", False):
+                code = args.func(args)  # a person reads it as it happens
+            else:
+                # and what solver libraries write to the process's standard output (HiGHS's
+                # log with --verbose) goes to standard error: standard output is the answer
+                with contextlib.redirect_stdout(out), c_stdout_to_stderr():
+                    code = args.func(args)
+    except EquilibriaError as exc:
+        print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("equilibria: error: the input nests too deeply to be read", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(out.getvalue())
+    sys.stdout.flush()
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for bad input, 130 if interrupted)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        if WATCHING.is_set() and not SIGNALLED.is_set():
+            # no Ctrl-C was seen: the game's own code (a rules file) raised it
+            print("equilibria: error: the game's code raised KeyboardInterrupt", file=sys.stderr)
+            return 2
+        interrupted()
+        return 130
+
+
+__all__ = ["FIRST_ORDER", "build_parser", "main", "one_line"]

@@ -1,0 +1,197 @@
+"""Helpers every command shares: argument types, help texts, one-line messages, the printed certificate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+
+def load_game(spec: str) -> tuple[Any, float]:
+    from ...instances import load
+
+    t0 = time.perf_counter()
+    game = load(spec)
+    return game, time.perf_counter() - t0
+
+
+def write_strategies(answer: Any, path: str) -> None:
+    """The answer's strategy table as CSV, all or nothing (see models.output)."""
+    from ...models.output import atomic_output
+
+    table = answer.strategy_table()
+    with atomic_output(path) as tmp:
+        table.to_csv(tmp, index=False)
+
+
+#: What ends a line for str.splitlines, or moves a terminal's cursor to another line.
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break shown as an escape (a file name or option value the
+    user gave may hold one): an error message stays one line."""
+    return text.translate({ord(c): repr(c)[1:-1] for c in LINE_BREAKS})
+
+
+def fixed(value: float, digits: int) -> str:
+    """:func:`equilibria.models.wording.fixed`, imported when first printed (parsing the
+    command line imports no numerical code)."""
+    from ...models.wording import fixed as wording_fixed
+
+    return wording_fixed(value, digits)
+
+
+def plural(count: int, noun: str) -> str:
+    """:func:`equilibria.models.wording.plural`, imported when first printed."""
+    from ...models.wording import plural as wording_plural
+
+    return wording_plural(count, noun)
+
+
+def print_certificate(answer: Any) -> None:
+    """The lines every route prints: value, certificate, bounds, status."""
+    for line in answer.certificate_lines():
+        print(line)
+    if answer.status == "stalled":
+        print(
+            "                the exploitability falls too slowly for the target: at its rate the target "
+            "needs over 1,000 times the iterations run; the best certified strategies are above"
+        )
+
+
+def usage_error(message: str) -> Exception:
+    from ...models.errors import EquilibriaError
+
+    return EquilibriaError(message)
+
+
+GAME_HELP = (
+    "a game: a registered name with parameters (kuhn, leduc:ranks=4; see 'equilibria games'), "
+    "a Gambit .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME"
+)
+
+
+METHOD_HELP = "one of the backend's solvers where it has several (OR-Tools: scip or cp_sat)"
+
+
+TIME_LIMIT_HELP = "seconds for the whole command (build, every solve, the certificate); exit 2 when reached"
+
+
+RULE_HELP = (
+    "GameShrink's merge rule: lossless (default; matched opponent cards in one opponent class) or "
+    "published (the paper's Algorithm 1 per player: merges more, not lossless) or none (no merging: the "
+    "full game built from its signals)"
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def add_product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str) -> None:
+    """--epsilon, --breakpoints and --products: how a program writes products of weights."""
+    p.add_argument("--epsilon", type=number_type("positive"), default=None, help=epsilon_help)
+    p.add_argument(
+        "--breakpoints",
+        type=number_type("breakpoints"),
+        default=None,
+        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon, "
+        "or 9 in the first round of a threshold program with finite signals)",
+    )
+    p.add_argument(
+        "--products",
+        choices=("sos2", "cc", "incremental", "log", "dlog", "exact"),
+        default=None,
+        help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
+    )
+
+
+def add_rounds_option(p: argparse.ArgumentParser, where: str) -> None:
+    """--rounds: the most rounds of refinement an approximate program gets."""
+    p.add_argument(
+        "--rounds",
+        type=number_type("count"),
+        default=None,
+        help=f"{where}: the most rounds of refinement towards --epsilon (default 40; 1 with --breakpoints alone)",
+    )
+
+
+def print_rounds(curve: list[dict]) -> None:
+    """One line per round of an anytime program: what it solved and what its answer is worth."""
+    for entry in curve:
+        got = entry["certified_nash_conv"]
+        box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
+        grid = f" ({entry['breakpoints']} breakpoints{box})" if entry["breakpoints"] else ""
+        result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
+        print(f"round {entry['round']:<9} {entry['phase']}{grid}: {result}, {entry['seconds']:.2f} s")
+
+
+DOMINATED_HELP = (
+    "remove dominated actions first (every payoff below the action worse than every payoff below another "
+    "action of its information set, iterated); strategies are lifted back and certified"
+)
+
+
+#: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
+#: parsing the command line imports no numerical code.
+FIRST_ORDER = ("cfr+", "dcfr", "mirror-prox")
+
+
+def number_type(kind: str) -> Callable[[str], float | int]:
+    """An argparse type: a finite float that is ``positive`` or ``nonnegative``, or a
+    ``count`` (a whole number of at least 1), ``breakpoints`` (at least 2), checked by :mod:`equilibria.models.checks`
+    as the Python API checks the same options."""
+
+    def parse(text: str) -> float | int:
+        from ...models import checks
+
+        try:
+            if kind in ("count", "breakpoints", "seed", "cells", "workers"):
+                # digits only (int() would also take '+3', ' 3', '٣' and '1_0')
+                whole = int(text) if text.isascii() and text.isdigit() else text
+                if not isinstance(whole, int):
+                    raise ValueError(text)
+                minimum = {"breakpoints": 2, "seed": 0, "workers": 0}.get(kind, 1)
+                maximum = {
+                    "breakpoints": checks.MAX_BREAKPOINTS,
+                    "cells": checks.MAX_CELLS,
+                    "workers": checks.MAX_WORKERS,
+                    "seed": 2**63 - 1,
+                }.get(kind)
+                return checks.count("the value", whole, minimum=minimum, maximum=maximum)
+            value = float(text)
+            return checks.number("the value", value, strict=kind == "positive", optional=False)
+        except ValueError:
+            what = "a whole number (digits only)" if kind not in ("positive", "nonnegative") else "a number"
+            raise argparse.ArgumentTypeError(f"'{text:.40}' is not {what}") from None
+        except checks.OptionError as exc:
+            reason = str(exc).rsplit(", not ", 1)[0].removeprefix("the value ")
+            raise argparse.ArgumentTypeError(f"'{text:.40}': {reason}") from None
+
+    parse.__name__ = kind  # argparse names the type in its messages
+    return parse
+
+
+def text_type(value: str) -> str:
+    """An argparse type: any text but the empty one (an empty file or model name is a
+    mistake, not a request for the default)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty value")
+    return value
+
+
+def version_text() -> str:
+    """The installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("equilibria")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"

@@ -1,0 +1,166 @@
+"""``info``, ``games``, ``export`` and ``backends``: what a game and this machine are."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from .common import GAME_HELP, load_game, plural, text_type, usage_error
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ...instances import describe
+
+    if args.list:
+        return cmd_games(args)
+    if not args.game:
+        raise usage_error("info needs a GAME (or --list)")
+    description = describe(args.game)
+    game, t_game = load_game(args.game)
+    c = game.counts()
+    info = {
+        "game": game.title,
+        "players": game.player_names,
+        "nodes": c.nodes,
+        "terminal": c.terminal,
+        "chance": c.chance,
+        "decision": c.decision,
+        "infosets": list(c.infosets),
+        "sequences": list(c.sequences),
+        "bytes": game.nbytes(),
+        "views": list(description.views),
+        "seconds": t_game,
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"game       {game.title or args.game}")
+    print(f"nodes      {c.nodes} (terminal {c.terminal}, chance {c.chance}, decision {c.decision})")
+    for p, name in enumerate(game.player_names):
+        print(f"{name:10} {plural(c.infosets[p], 'information set')}, {plural(c.sequences[p], 'sequence')}")
+    print(f"views      {', '.join(description.views)}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from ...instances import catalog
+    from ...routes import ROUTES
+
+    rows = catalog()
+    if getattr(args, "json", False):
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        params = ", ".join(f"{k}={v}" for k, v in r["parameters"].items()) or "-"
+        print(f"{r['name']:<{width}}  {r['summary']}")
+        print(f"{'':<{width}}  parameters: {params}; routes: {', '.join(r['routes'])}")
+    print()
+    print("routes: " + "; ".join(f"{name} ({route.summary})" for name, route in ROUTES.items()))
+    print(
+        "also: a path to a .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME_STRING (needs open_spiel)"
+    )
+    return 0
+
+
+#: What a file's ending says it holds, for ``export``.
+EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg"}
+
+
+def export_format(output: str, asked: str | None) -> str:
+    """The format ``export`` writes: ``asked``, else the one the file's ending names, else
+    MPS; a format that contradicts the ending is refused (a reader goes by the ending)."""
+    named = EXPORT_FORMATS.get(os.path.splitext(output)[1].lower())
+    if asked is not None and named is not None and asked != named:
+        raise usage_error(
+            f"--format {asked} does not match the file name {output} (it says {named}); change one of them"
+        )
+    return asked or named or "mps"
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ...formulations import sequence_form_lp
+    from ...models.sequence import SequenceForm
+    from ...solvers import write_problem
+
+    fmt = export_format(args.output, args.format)
+    game, _ = load_game(args.game)
+    if fmt == "efg":
+        from ...models.efg_io import write_efg
+
+        write_efg(game, args.output)
+        print(f"wrote {args.output}: the game in Gambit's .efg format, {game.num_nodes} nodes")
+        return 0
+    lp = sequence_form_lp(SequenceForm(game), args.player - 1)
+    write_problem(lp, args.output, fmt)
+    print(
+        f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros"
+    )
+    return 0
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from ...solvers import (
+        CAPABILITIES,
+        PYOMO_CANDIDATES,
+        available_backends,
+        registered,
+    )
+    from ...solvers.pyomo_backend import PyomoBackend
+
+    here = available_backends()
+    if args.names:
+        print("\n".join(here))
+        return 0
+    # every Pyomo solver the project knows, found here or not, with what to install
+    names = list(registered()) + [f"pyomo:{n}" for n in PYOMO_CANDIDATES]
+    names += [n for n in here if n not in names]
+    width = max(map(len, names))
+    print(f"{'backend':{width}}  available  " + " ".join(CAPABILITIES))
+    for name in names:
+        backend = registered().get(name) or PyomoBackend(name.split(":", 1)[1])
+        caps = backend.capabilities
+        marks = " ".join(f"{'yes' if getattr(caps, c) else '-':{len(c)}}" for c in CAPABILITIES)
+        missing = "" if name in here else f"  {backend.install_hint()}"
+        print(f"{name:{width}}  {'yes' if name in here else 'no':9}  {marks}{missing}".rstrip())
+    return 0
+
+
+def add_info(sub: Any) -> None:
+    """The ``info`` command's arguments."""
+    p = sub.add_parser("info", help="print the size of a game")
+    p.add_argument("game", nargs="?", help=GAME_HELP)
+    p.add_argument("--list", action="store_true", help="list the registered games (as `equilibria games`)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+
+def add_games(sub: Any) -> None:
+    """The ``games`` command's arguments."""
+    p = sub.add_parser("games", help="list the registered games, their parameters and routes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_games)
+
+
+def add_export(sub: Any) -> None:
+    """The ``export`` command's arguments."""
+    p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP, or the game as .efg")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose LP (default 1)")
+    p.add_argument(
+        "--format",
+        choices=("mps", "lp", "efg"),
+        default=None,
+        help="mps or lp: the LP; efg: the game itself (default: what the file's ending names, else mps)",
+    )
+    p.add_argument("-o", "--output", type=text_type, required=True)
+    p.set_defaults(func=cmd_export)
+
+
+def add_backends(sub: Any) -> None:
+    """The ``backends`` command's arguments."""
+    p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")
+    p.add_argument("--names", action="store_true", help="only the names of the available backends")
+    p.set_defaults(func=cmd_backends)

@@ -1,0 +1,231 @@
+"""``solve`` (the sequence-form LP, GameShrink's shrunk LP, first-order methods) and ``shrink``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .common import (
+    DOMINATED_HELP,
+    FIRST_ORDER,
+    GAME_HELP,
+    RULE_HELP,
+    number_type,
+    print_certificate,
+    text_type,
+    usage_error,
+    write_strategies,
+)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from ...routes import solve
+    from ...shrink import ShrunkSolution
+
+    options = dict(
+        backend=args.backend,
+        method=args.method,
+        time_limit=args.time_limit,
+        target_exploitability=args.target_exploitability,
+        verbose=args.verbose,
+        algorithm=args.algorithm,
+        iterations=args.iterations,
+        eliminate_dominated=args.eliminate_dominated,
+    )
+    if args.algorithm != "lp":
+        given = [flag for flag, on in (("--both-lps", args.both_lps), ("--method", args.method)) if on]
+        if args.backend != "highs":
+            given.append("--backend")
+        if given:
+            raise usage_error(f"{given[0]} applies to the LP, not to {args.algorithm}")
+    if args.shrink:
+        answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, **options)
+    else:
+        if args.compact:
+            raise usage_error("--compact needs --shrink --rule none")
+        if args.threshold:
+            raise usage_error("--threshold needs --shrink")
+        if args.rule != "lossless":
+            raise usage_error("--rule needs --shrink")
+        answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
+    if args.strategy_out:
+        write_strategies(answer, args.strategy_out)
+    if args.json:
+        print(answer.to_json())
+        return 0
+    if isinstance(answer, ShrunkSolution):
+        print_shrink(answer.report)
+        print(f"exploitability   {answer.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
+        if not answer.lifted:
+            print("                 the original game is too large to expand for certification")
+        else:
+            print(f"original game    {answer.original_nodes:,} nodes; strategies lifted")
+    else:
+        print(f"game            {answer.game_name or args.game}")
+    print_certificate(answer)
+    curve = getattr(answer, "curve", [])
+    if curve:
+        last = curve[-1]
+        bound = f"; proven exploitability bound {last['proven_bound']:.3e}" if "proven_bound" in last else ""
+        print(f"iterations      {last['iterations']:,} in {last['seconds']:.2f} s, certified {len(curve)} times{bound}")
+        seqs = answer.sizes["sequences"]
+        print(f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)")
+    else:
+        print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
+    dominance = getattr(answer, "dominance", None)
+    if dominance:
+        print_dominance(dominance, answer.game_name)
+    print(answer.seconds_line())
+    if args.strategy_out:
+        print(f"strategies      written to {args.strategy_out}")
+    return 0
+
+
+def print_shrink(report: Any) -> None:
+    d = report.to_dict()
+    if report.threshold:
+        kind = f"lossy, threshold {report.threshold:g}"
+    elif report.rule == "published":
+        kind = "published rule: not lossless"
+    elif report.rule == "none":
+        kind = "no merging, compact LP" if report.lp is not None and report.lp.meta.get("compact") else "no merging"
+    else:
+        kind = "lossless"
+    print(f"game             {report.game.name}  ({kind})")
+    print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
+    for p in (1, 2):
+        parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in d["classes"][f"player{p}"])
+        print(f"player {p} views   {parts}")
+    print(f"infosets         {d['infosets_before'][0]:,} -> {d['infosets_after'][0]:,} per player")
+    print(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
+    print(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
+    if d["nonzeros_after"] is not None:
+        print(
+            f"LP nonzeros      {d['nonzeros_after']:,}" + (" (shrunk)" if d.get("rule", "lossless") != "none" else "")
+        )
+    print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
+    print(f"peak memory      {d['peak_mb']:,.0f} MB")
+
+
+def cmd_shrink(args: argparse.Namespace) -> int:
+    from ...shrink import shrink
+    from ...solvers import write_problem
+
+    report = shrink(
+        args.game, args.threshold, progress=args.verbose, rule=args.rule, build_lp=not args.eliminate_dominated
+    )
+    lp, dominance = report.lp, None
+    if args.eliminate_dominated:
+        from ...formulations import sequence_form_lp
+        from ...models.dominance import eliminate_dominated
+
+        reduced = eliminate_dominated(report.filtered.sequence_form)
+        dominance = reduced.lp_size() | {"passes": reduced.rounds}
+        lp = sequence_form_lp(reduced.sequence_form, 0) if args.write else None
+    if args.write and lp is not None:
+        write_problem(lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+    if args.json:
+        print(json.dumps(report.to_dict() | ({"dominance": dominance} if dominance else {}), indent=2))
+        return 0
+    print_shrink(report)
+    if dominance:
+        print_dominance(dominance, report.game.name)
+    if args.write:
+        print(f"shrunk LP        written to {args.write}")
+    return 0
+
+
+#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
+#: elimination of dominated strategies ("Lossless abstraction of imperfect information
+#: games", 2007, section 1.3), printed beside ours.
+PAPER_RHODE_ISLAND_DOMINANCE = (1_190_443, 1_181_084)
+
+
+def print_dominance(d: dict, game_name: str) -> None:
+    print(
+        f"dominated        removed: LP rows {d['rows_before']:,} -> {d['rows_after']:,}, "
+        f"columns {d['columns_before']:,} -> {d['columns_after']:,} ({d['passes']} passes)"
+    )
+    if game_name == "rhode_island":
+        rows, cols = PAPER_RHODE_ISLAND_DOMINANCE
+        print(f"                 Gilpin and Sandholm (2007): {rows:,} rows, {cols:,} columns after their elimination")
+
+
+def add_solve(sub: Any) -> None:
+    """The ``solve`` command's arguments."""
+    p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("--backend", type=text_type, default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument(
+        "--method",
+        type=text_type,
+        dest="method",
+        default=None,
+        help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=number_type("positive"),
+        default=None,
+        help="seconds for the solver; the best certified strategies so far are returned",
+    )
+    p.add_argument(
+        "--target-exploitability",
+        type=number_type("positive"),
+        default=None,
+        metavar="EPS",
+        help="stop as soon as the certified exploitability is at most EPS",
+    )
+    p.add_argument(
+        "--algorithm",
+        choices=("lp",) + FIRST_ORDER,
+        default="lp",
+        help="lp (default: the sequence-form LP, solved exactly) or a first-order method on the saddle point "
+        "(cfr+, dcfr, mirror-prox: anytime, needs --target-exploitability, --time-limit or --iterations)",
+    )
+    p.add_argument(
+        "--iterations",
+        type=number_type("count"),
+        default=None,
+        help="with a first-order --algorithm: iterations at most",
+    )
+    p.add_argument("--eliminate-dominated", action="store_true", help=DOMINATED_HELP)
+    p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--strategy-out", type=text_type, metavar="FILE.csv", help="write both strategies as CSV")
+    p.add_argument("--verbose", action="store_true", help="show the solver's log")
+    p.add_argument(
+        "--shrink",
+        action="store_true",
+        help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)",
+    )
+    p.add_argument(
+        "--threshold", type=number_type("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"
+    )
+    p.add_argument("--rule", choices=("lossless", "published", "none"), default="lossless", help=RULE_HELP)
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="with --shrink --rule none: the LP with fold and showdown payoffs through sum and prefix-sum "
+        "variables (O(k) nonzeros per betting terminal and board instead of O(k^2))",
+    )
+    p.set_defaults(func=cmd_solve)
+
+
+def add_shrink(sub: Any) -> None:
+    """The ``shrink`` command's arguments."""
+    p = sub.add_parser("shrink", help="GameShrink an ordered game and report the shrunk LP")
+    p.add_argument("game", help="kuhn, generalized_kuhn:cards=N, leduc:ranks=R,suits=S, rhode_island[:ranks=R,suits=S]")
+    p.add_argument(
+        "--threshold",
+        type=number_type("nonnegative"),
+        default=0.0,
+        help="lossy merge threshold (matching cost per opponent card; 0: lossless)",
+    )
+    p.add_argument("--rule", choices=("lossless", "published", "none"), default="lossless", help=RULE_HELP)
+    p.add_argument("--write", type=text_type, metavar="FILE.mps|FILE.lp", help="write the shrunk LP (player 1's)")
+    p.add_argument("--eliminate-dominated", action="store_true", help=DOMINATED_HELP)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="log GameShrink's passes (classes per round)")
+    p.set_defaults(func=cmd_shrink)
