@@ -79,7 +79,7 @@ def run_seeds(seeds: int, limit: float) -> list[dict]:
     from equilibria.instances.registry import load
     from equilibria.models.dominance import dominated_sequences
     from equilibria.models.sequence import SequenceForm
-    from equilibria.solvers.disjunctive import build_native_scip
+    from equilibria.solvers.scip import build_native_scip
 
     game = load("kuhn:players=3")
     sf = SequenceForm(game)

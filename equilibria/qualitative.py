@@ -29,8 +29,7 @@ from .models.parametric import ModelError, ModelInfeasible, ParametricModel, pro
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.threshold_best_response import threshold_exploitability
-from .solvers import get_backend
-from .solvers.disjunctive import default_indicators, solve_disjunctive
+from .solvers import default_indicators, get_backend, solve_disjunctive
 
 #: Cells of the discretisation on which continuous answers are verified.
 DEFAULT_CELLS = 4000

@@ -28,21 +28,23 @@ from . import gurobi, xpress, ortools, coin, clarabel  # noqa: F401  isort: skip
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..models.errors import SolverError
+from ..models.output import atomic_output
 from .base import (
     CAPABILITIES,
     Backend,
     Capabilities,
-    Solution,
-    Status,
     get_backend,
-    quiet_logger,
     register,
     register_family,
     registered,
 )
 from .pyomo_backend import PYOMO_CANDIDATES, available_pyomo_solvers  # noqa: E402
+from .results import Solution, SolutionStatus, Status, quiet_logger
 
 if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
     from ..formulations.linear_program import LinearProgram
 
 
@@ -98,21 +100,75 @@ def write_problem(problem: LinearProgram, path: str | Path, file_format: str | N
     write_with_highs(problem, path, file_format)
 
 
+def default_indicators(backend: str, model: pyo.ConcreteModel | None = None) -> str:
+    """How ``model``'s disjunctions reach backend ``backend`` unless told: ``native`` when
+    the backend has indicator constraints (SCIP) and prefers them for this model, else
+    ``bigm``."""
+    known = registered().get(backend)
+    return known.default_indicators(model) if known is not None else "bigm"
+
+
+def solve_disjunctive(
+    model: pyo.ConcreteModel,
+    backend: str = "highs",
+    indicators: str | None = None,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    method: str | None = None,
+) -> Solution:
+    """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend`` (and its
+    ``method``, for a backend with several MIP solvers such as OR-Tools' scip and cp_sat).
+
+    Returns the backend's :class:`~equilibria.solvers.Solution`; the variable values are
+    loaded into ``model`` itself and ``Solution.active_disjuncts`` lists the disjuncts that
+    hold. See :meth:`~equilibria.solvers.Backend.solve_model`.
+    """
+    return get_backend(backend).solve_model(
+        model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose
+    )
+
+
+def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bigm") -> str:
+    """Write the program to ``.mps`` or ``.lp``: big-M or hull through Pyomo's writers, or
+    (``native``) SCIP's writer, which keeps indicator constraints."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".mps", ".lp"):
+        raise SolverError(f"cannot write '{path}': name it .mps or .lp")
+    if indicators == "native":
+        from .scip import build_native_scip
+
+        scip, _, _ = build_native_scip(model)
+        with atomic_output(path, suffix=suffix) as tmp:
+            scip.writeProblem(str(tmp), verbose=False)
+        return str(path)
+    from . import disjunctive
+
+    milp = disjunctive.transformed(model, indicators)
+    # feasibility programs have a constant objective, which Pyomo's writers warn about
+    with quiet_logger("pyomo"), atomic_output(path, suffix=suffix) as tmp:
+        milp.write(str(tmp), io_options={"symbolic_solver_labels": True})
+    return str(path)
+
+
 __all__ = [
     "Backend",
     "CAPABILITIES",
     "Capabilities",
     "PYOMO_CANDIDATES",
     "Solution",
+    "SolutionStatus",
     "Status",
     "available_backends",
     "available_pyomo_solvers",
+    "default_indicators",
     "get_backend",
     "quiet_logger",
     "register",
     "register_family",
     "registered",
     "solve",
+    "solve_disjunctive",
     "solve_model",
+    "write_disjunctive",
     "write_problem",
 ]

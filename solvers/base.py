@@ -10,43 +10,19 @@ only asks the import system whether the package could be imported.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import logging
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields
-from enum import StrEnum
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 
 from ..models.errors import SolverError
+from .results import Solution, Status, quiet_logger
 
 if TYPE_CHECKING:
     from ..formulations.linear_program import LinearProgram
-
-
-class Status(StrEnum):
-    """How a solve ended, in one vocabulary shared by every backend.
-
-    A ``StrEnum``: ``Status.OPTIMAL == "optimal"`` and ``str()`` / f-strings / JSON give the
-    plain word, so code comparing with strings keeps working.
-    """
-
-    OPTIMAL = "optimal"
-    INFEASIBLE = "infeasible"
-    UNBOUNDED = "unbounded"
-    #: the solver proved that no optimum exists but not which of the two cases holds
-    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
-    TIME_LIMIT = "time_limit"
-    ITERATION_LIMIT = "iteration_limit"
-    NODE_LIMIT = "node_limit"
-    SOLUTION_LIMIT = "solution_limit"
-    OBJECTIVE_TARGET = "objective_target"
-    INTERRUPTED = "interrupted"
-    ERROR = "error"
-    UNKNOWN = "unknown"
 
 
 #: The capability flags, in the order tables print them.
@@ -80,62 +56,9 @@ class Capabilities:
         return [f.name for f in fields(self) if getattr(self, f.name)]
 
 
-@dataclass
-class Solution:
-    """What every backend returns, for a LinearProgram and for a Pyomo model alike.
-
-    ``status`` is a :class:`Status`. ``x`` and ``row_duals`` are in the problem's column and
-    row order (None when the backend gives none; for a Pyomo model ``x`` follows the
-    compiled columns and the values are also loaded into the model's variables).
-    ``seconds`` splits wall time into ``build`` (the backend's own data), ``transfer``
-    (into the solver) and ``solve`` (plus ``transform`` / ``compile`` for Pyomo models).
-    ``active_disjuncts`` names the disjuncts selected in a model with disjunctions and
-    ``indicators`` how they reached the solver (``native``, ``bigm`` or ``hull``).
-    """
-
-    status: Status
-    objective: float | None
-    x: np.ndarray | None
-    row_duals: np.ndarray | None
-    backend: str
-    method: str | None = None
-    seconds: dict = field(default_factory=dict)
-    dual_objective: float | None = None
-    message: str = ""
-    active_disjuncts: list[str] | None = None
-    indicators: str | None = None
-
-    def __post_init__(self):
-        self.status = Status(self.status)
-
-    @property
-    def optimal(self) -> bool:
-        """True when the backend proved optimality."""
-        return self.status == Status.OPTIMAL
-
-    @property
-    def gap(self) -> float | None:
-        """|primal - dual objective| when both are known."""
-        if self.objective is None or self.dual_objective is None:
-            return None
-        return abs(self.objective - self.dual_objective)
-
-
 def is_mip(problem: LinearProgram) -> bool:
     """True when ``problem`` (a LinearProgram) has integer columns."""
     return problem.integrality is not None and bool(np.any(problem.integrality))
-
-
-@contextlib.contextmanager
-def quiet_logger(name: str = "pyomo", level: int = logging.ERROR) -> Iterator[logging.Logger]:
-    """Raise logger ``name`` to ``level`` inside the block and restore its level after."""
-    log = logging.getLogger(name)
-    before = log.level
-    log.setLevel(max(level, before))
-    try:
-        yield log
-    finally:
-        log.setLevel(before)
 
 
 class Backend:
@@ -317,7 +240,7 @@ class Backend:
         everything else is compiled to a LinearProgram and solved by :meth:`solve_lp`."""
         import pyomo.environ as pyo
 
-        from ..formulations.pyomo_matrix import standard_form
+        from ..formulations.linear_program import standard_form
 
         sos = {c.level for c in model.component_data_objects(pyo.SOSConstraint, active=True)}
         for level in sorted(sos):
@@ -357,7 +280,7 @@ class Backend:
     ) -> Solution:
         if self.pyomo_solver is None:
             raise SolverError(f"backend '{self.name}' has no Pyomo interface for this model")
-        from .pyomo_backend import solve_with_solver_factory
+        from .pyomo_interface import solve_with_solver_factory
 
         sol = solve_with_solver_factory(
             model, self.pyomo_solver, time_limit=time_limit, verbose=verbose, options=options
@@ -372,20 +295,6 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"<backend {self.name}: {', '.join(self.capabilities.supported())}>"
-
-
-def progress_text(seconds: float, nodes: int, primal: float | None, dual: float | None) -> str:
-    """One progress line of a branch-and-bound solve: nodes, incumbent, bound and gap."""
-    parts = [f"{seconds:.0f} s", f"{nodes:,} nodes"]
-    finite = [v is not None and abs(v) < 1e19 for v in (primal, dual)]
-    parts.append(f"incumbent {primal:.6g}" if finite[0] else "no incumbent yet")
-    if finite[1]:
-        parts.append(f"bound {dual:.6g}")
-    if all(finite):
-        assert primal is not None and dual is not None
-        gap = abs(primal - dual) / max(abs(primal), 1e-9)
-        parts.append(f"gap {100 * gap:.2f}%")
-    return ", ".join(parts)
 
 
 # ---- registry ---------------------------------------------------------------------------

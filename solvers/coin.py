@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import Backend, Capabilities, Solution, Status, register
+from .base import Backend, Capabilities, register
+from .results import Solution, Status
 
 if TYPE_CHECKING:
     from ..formulations.linear_program import LinearProgram

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..models.errors import OutputError, SolverError
 from ..models.output import atomic_output
-from .base import Backend, Capabilities, Solution, Status, is_mip, progress_text, register
+from .base import Backend, Capabilities, is_mip, register
+from .results import Solution, Status, progress_text
 
 #: HighsModelStatus member name -> Status
 _STATUS = {

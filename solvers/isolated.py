@@ -22,7 +22,7 @@ from typing import Any
 import pyomo.environ as pyo
 
 from ..models.errors import SolverError
-from .base import Solution
+from .results import Solution
 
 #: Seconds past its time limit that a child has to hand back its values before it is
 #: taken for hung and killed (a command's time limit holds within 10% and 5 s, start-up,

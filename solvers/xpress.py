@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from ..models.errors import SolverError
-from .base import Backend, Capabilities, Solution, Status, is_mip, register
+from .base import Backend, Capabilities, is_mip, register
+from .results import Solution, Status
 
 if TYPE_CHECKING:
     from ..formulations.linear_program import LinearProgram

@@ -186,7 +186,7 @@ def test_lp_export_keeps_sos2_sets(tmp_path):
     pyscipopt = pytest.importorskip("pyscipopt")
     game = describe(SMALL).signal()
     program = threshold_milfp(game, standard_models(game)["standard"], breakpoints=3, products="sos2")
-    from equilibria.solvers.disjunctive import write_disjunctive
+    from equilibria.solvers import write_disjunctive
 
     path = tmp_path / "k3.lp"
     write_disjunctive(program.model, str(path), "bigm")
