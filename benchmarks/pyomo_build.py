@@ -70,7 +70,7 @@ def _highs_from_standard_form(model):
 
 def _highs_from_equilibria_form(model):
     """``standard_form`` (what ``equilibria.solve_pyomo`` compiles), then into HiGHS."""
-    from equilibria.formulations.pyomo_matrix import standard_form
+    from equilibria.formulations.linear_program import standard_form
 
     lp, _ = standard_form(model)
     h = highspy.Highs()

@@ -57,7 +57,7 @@ def run_equilibria(spec: str, method: str | None) -> dict:
 def run_equilibria_shrink(spec: str, method: str | None) -> dict:
     """GameShrink's lossless shrunk LP, solved, its strategy lifted to the full game and
     certified there by exact best responses (building the full tree counts as certifying)."""
-    from equilibria.instances.ordered_games import load_ordered
+    from equilibria.instances import load_ordered
     from equilibria.shrink import solve_shrunk
 
     t0 = time.perf_counter()

@@ -10,6 +10,7 @@ the matrix directly; Pyomo is only built when asked for.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -183,3 +184,139 @@ class LinearProgram:
             con = getattr(model, b.name)
             y[b.start : b.stop] = [suffix.get(con[i], 0.0) for i in range(b.size)]
         return y
+
+
+def _number(variables: Sequence[Any] | np.ndarray, position: dict, columns: list) -> np.ndarray:
+    """Column index of each variable, appending those not yet numbered to ``columns``."""
+    idx = np.empty(len(variables), dtype=np.int64)
+    for j, var in enumerate(variables):
+        k = position.get(id(var))
+        if k is None:
+            k = position[id(var)] = len(columns)
+            columns.append(var)
+        idx[j] = k
+    return idx
+
+
+def standard_form(model: Any) -> tuple[LinearProgram, list[Any]]:
+    """The linear (or mixed-integer) program of a Pyomo ``model`` in sparse standard form.
+
+    Returns ``(lp, columns)``: a :class:`~equilibria.formulations.LinearProgram` and the
+    model's ``VarData`` in the LP's column order. :class:`MatrixRows` families are taken
+    straight from their arrays (their active rows only); every other active constraint and
+    the objective go through Pyomo's ``LinearStandardFormCompiler``, so a model made by
+    ``to_pyomo()`` and then extended with ordinary Pyomo constraints reaches a solver
+    without Pyomo expanding the large families. Fixed variables become columns whose
+    bounds equal their value; the objective's constant is ``lp.meta["objective_offset"]``.
+    Nonlinear terms, or more than one active objective, raise ``ValueError`` naming the
+    component.
+    """
+    import pyomo.environ as pyo
+    import scipy.sparse as sp
+    from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+
+    from .pyomo_matrix import MatrixRows
+
+    families = [
+        c for c in model.component_objects(pyo.Constraint, active=True, descend_into=True) if isinstance(c, MatrixRows)
+    ]
+
+    # columns: every variable of the matrix families, in their order, then the compiler's extras
+    columns: list = []
+    position: dict[int, int] = {}
+    family_columns: dict[int, np.ndarray] = {}
+    for fam in families:
+        key = id(fam._columns)
+        if key in family_columns:
+            continue
+        family_columns[key] = _number(fam._columns, position, columns)
+
+    try:
+        for fam in families:
+            fam._active = False  # only the component flag: the rows keep their own state
+        try:
+            form = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
+        except Exception as exc:  # nonlinear terms, trivially infeasible rows, unsupported components
+            raise ValueError(f"cannot compile the Pyomo model {model.name!r} to a linear program: {exc}") from exc
+    finally:
+        for fam in families:
+            fam._active = True
+    form_index = _number(form.columns, position, columns)
+    n = len(columns)
+
+    parts, lowers, uppers, row_blocks = [], [], [], []
+    start = 0
+    for fam in families:
+        A = sp.csr_matrix(
+            (fam._values, family_columns[id(fam._columns)][fam._indices], fam._indptr), shape=(len(fam._lower), n)
+        )
+        lower, upper = fam._lower, fam._upper
+        active = np.fromiter((row._active for row in fam._data.values()), dtype=bool, count=len(fam._data))
+        if not active.all():
+            A, lower, upper = A[active], lower[active], upper[active]
+        parts.append(A)
+        lowers.append(lower)
+        uppers.append(upper)
+        row_blocks.append(Block(fam.name, start, start + A.shape[0], fam.doc or ""))
+        start += A.shape[0]
+    if form.A.shape[0]:
+        coo = form.A.tocoo()
+        parts.append(sp.csr_matrix((coo.data, (coo.row, form_index[coo.col])), shape=(form.A.shape[0], n)))
+        sense = np.array([entry[1] for entry in form.rows])
+        rhs = np.asarray(form.rhs, dtype=float)
+        lowers.append(np.where(sense <= 0, rhs, -np.inf))
+        uppers.append(np.where(sense >= 0, rhs, np.inf))
+        row_blocks.append(Block("pyomo_constraints", start, start + form.A.shape[0], "constraints compiled by Pyomo"))
+    A = sp.vstack(parts, format="csc") if parts else sp.csc_matrix((0, n))
+
+    if len(form.objectives) > 1:
+        raise ValueError(f"model {model.name!r} has {len(form.objectives)} active objectives; keep one")
+    c = np.zeros(n)
+    maximize, offset, objective_doc = False, 0.0, ""
+    if form.objectives:
+        coo = sp.coo_matrix(form.c)
+        first = coo.row == 0
+        np.add.at(c, form_index[coo.col[first]], coo.data[first])
+        maximize = form.objectives[0].sense == pyo.maximize
+        offset = float(form.c_offset[0])
+        objective_doc = form.objectives[0].name
+
+    col_lower = np.empty(n)
+    col_upper = np.empty(n)
+    integrality = np.zeros(n, dtype=bool)
+    for j, var in enumerate(columns):
+        if var.fixed:
+            if var.value is None:
+                raise ValueError(f"variable {var.name} is fixed but has no value")
+            col_lower[j] = col_upper[j] = var.value
+            continue
+        lb, ub = var.lb, var.ub
+        col_lower[j] = -np.inf if lb is None else lb
+        col_upper[j] = np.inf if ub is None else ub
+        integrality[j] = var.is_integer()
+
+    # column blocks: runs of the same Var component, so names read r_0, v_3, ...
+    col_blocks, begin = [], 0
+    parent: Any = None
+    for j, var in enumerate(columns + [None]):
+        owner = var.parent_component() if var is not None else None
+        if j and owner is not parent:
+            col_blocks.append(Block(parent.name, begin, j, parent.doc or ""))
+            begin = j
+        parent = owner
+    lp = LinearProgram(
+        name=model.name,
+        c=c,
+        A=A,
+        row_lower=np.concatenate(lowers) if lowers else np.zeros(0),
+        row_upper=np.concatenate(uppers) if uppers else np.zeros(0),
+        col_lower=col_lower,
+        col_upper=col_upper,
+        maximize=maximize,
+        col_blocks=col_blocks,
+        row_blocks=row_blocks,
+        integrality=integrality if integrality.any() else None,
+        objective_doc=objective_doc,
+        meta={"objective_offset": offset},
+    )
+    return lp, columns

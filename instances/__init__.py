@@ -6,6 +6,12 @@ Registered names: :func:`catalog` (``equilibria games`` on the command line).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..models.bayesian import BayesianGame
+    from ..models.ordered import OrderedGame
+
 from .liars_dice import liars_dice
 from .poker import generalized_kuhn, kuhn, leduc, rhode_island
 from .registry import (
@@ -18,6 +24,17 @@ from .registry import (
     load,
 )
 
+
+def load_bayesian(spec: str) -> BayesianGame:
+    """A registered signal game by ``"name:key=value,..."`` (the game registry's signal view)."""
+    return describe(spec).view("signal")
+
+
+def load_ordered(spec: str) -> OrderedGame:
+    """An ordered game by ``"name:key=value,..."`` (the game registry's ordered view)."""
+    return describe(spec).view("ordered")
+
+
 __all__ = [
     "GameDescription",
     "ViewUnavailable",
@@ -26,6 +43,8 @@ __all__ = [
     "describe",
     "known_names",
     "load",
+    "load_bayesian",
+    "load_ordered",
     "kuhn",
     "generalized_kuhn",
     "leduc",

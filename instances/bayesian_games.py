@@ -1,7 +1,7 @@
 """Named games with private signals (Ganzfried and Sandholm, "Computing equilibria by
 incorporating qualitative models", 2010) and their standard parametric models.
 
-``load_bayesian("one_street:pot=2")``, ``load_bayesian("kuhn_continuous")`` (G-infinity),
+``equilibria.instances.load_bayesian("one_street:pot=2")``, ``load_bayesian("kuhn_continuous")`` (G-infinity),
 ``load_bayesian("generalized_kuhn:cards=10")`` (G_n as a finite-signal game: the same game
 as the extensive-form ``generalized_kuhn:cards=10``), ``load_bayesian("river_endgame")``.
 Every continuous game takes ``cards=n`` for its version with n equally likely signals,
@@ -285,13 +285,6 @@ def river_cdf_pairs(count: int, seed: int = 0, knots: int = 6, pots: tuple[float
     return out
 
 
-def load_bayesian(spec: str) -> BayesianGame:
-    """A registered signal game by ``"name:key=value,..."`` (the game registry's signal view)."""
-    from .registry import describe
-
-    return describe(spec).view("signal")
-
-
 # ----------------------------------------------------------------------------- models
 _KUHN_P1 = [{"": "bet"}, {"": "check", "check-bet": "fold"}, {"": "check", "check-bet": "call"}, {"": "bet"}]
 _KUHN_P2 = [
@@ -497,7 +490,6 @@ def resolve_model(game: BayesianGame, model: str | ParametricModel | None) -> Pa
 
 
 __all__ = [
-    "load_bayesian",
     "standard_models",
     "model_sets",
     "MODEL_SETS",

@@ -108,11 +108,4 @@ def rhode_island(ranks: int = 13, suits: int = 4) -> OrderedGame:
     )
 
 
-def load_ordered(spec: str) -> OrderedGame:
-    """An ordered game by ``"name:key=value,..."`` (the game registry's ordered view)."""
-    from .registry import describe
-
-    return describe(spec).view("ordered")
-
-
-__all__ = ["load_ordered", "ordered_poker", "kuhn", "generalized_kuhn", "leduc", "rhode_island"]
+__all__ = ["ordered_poker", "kuhn", "generalized_kuhn", "leduc", "rhode_island"]

@@ -29,15 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from .errors import GameError
-
-if TYPE_CHECKING:
-    from .openspiel_io import OpenSpielSource
 
 TERMINAL = -2
 CHANCE = -1
@@ -97,6 +94,27 @@ class GameCounts:
     decision: int
     infosets: tuple[int, ...]
     sequences: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OpenSpielSource:
+    """Where a loaded game came from, per global information set of the game.
+
+    ``game_string``: the string that ``pyspiel.load_game`` accepts for this game.
+    ``infoset_strings``: the OpenSpiel information-state string of every information set.
+    ``action_ids``: flat int64 array aligned with ``game.action_labels``; the OpenSpiel
+    action id of action ``a`` at information set ``k`` is
+    ``action_ids[game.infoset_action_start[k] + a]``.
+    """
+
+    game_string: str
+    infoset_strings: np.ndarray
+    action_ids: np.ndarray
+
+    def actions_of(self, game: ExtensiveGame, k: int) -> np.ndarray:
+        """OpenSpiel action ids of information set ``k``, in our action order."""
+        start = int(game.infoset_action_start[k])
+        return self.action_ids[start : start + int(game.infoset_num_actions[k])]
 
 
 class ExtensiveGame:

@@ -22,12 +22,11 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .efg import CHANCE, TERMINAL, ExtensiveGame, segment_ranges
+from .efg import CHANCE, TERMINAL, ExtensiveGame, OpenSpielSource, segment_ranges
 from .errors import EquilibriaError, GameError
 
 #: Default limit on the number of tree nodes :func:`from_openspiel` will expand.
@@ -42,27 +41,6 @@ _OS_TERMINAL = -4
 class OpenSpielError(EquilibriaError):
     """An OpenSpiel game cannot be turned into a finite tree (the message names the game
     and the reason), or a strategy does not fit the game it is exported to."""
-
-
-@dataclass(frozen=True)
-class OpenSpielSource:
-    """Where a loaded game came from, per global information set of the game.
-
-    ``game_string``: the string that ``pyspiel.load_game`` accepts for this game.
-    ``infoset_strings``: the OpenSpiel information-state string of every information set.
-    ``action_ids``: flat int64 array aligned with ``game.action_labels``; the OpenSpiel
-    action id of action ``a`` at information set ``k`` is
-    ``action_ids[game.infoset_action_start[k] + a]``.
-    """
-
-    game_string: str
-    infoset_strings: np.ndarray
-    action_ids: np.ndarray
-
-    def actions_of(self, game: ExtensiveGame, k: int) -> np.ndarray:
-        """OpenSpiel action ids of information set ``k``, in our action order."""
-        start = int(game.infoset_action_start[k])
-        return self.action_ids[start : start + int(game.infoset_num_actions[k])]
 
 
 def pyspiel_module() -> Any:

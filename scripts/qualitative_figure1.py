@@ -62,7 +62,7 @@ def pure_projection(
 def run(ns: Iterable[int], out: Path, plot: bool = True) -> list[dict]:
     """Compute the rows of Figure 1 (see the module docstring); returns them."""
     from .. import load, solve_game
-    from ..instances.bayesian_games import load_bayesian
+    from ..instances import load_bayesian
     from ..qualitative import project, solve_threshold
 
     g_inf = load_bayesian("kuhn_continuous")

@@ -44,7 +44,7 @@ def run(
 
     from .. import solve_game
     from ..formulations import best_abstract_equilibrium_lp, realization_plan
-    from ..instances.bayesian_games import load_bayesian
+    from ..instances import load_bayesian
     from ..models.abstraction import uniform_buckets
     from ..models.bayesian import plans_from_behavior
     from ..models.sequence import SequenceForm

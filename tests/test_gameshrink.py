@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from equilibria import load, solve_game
+from equilibria.instances import load_ordered
 from equilibria.instances.hands import three_card
-from equilibria.instances.ordered_games import load_ordered
 from equilibria.models.gameshrink import UnionFind, game_shrink, ordered_game_isomorphic
 from equilibria.models.ordered import SignalSpace, colex_index
 from equilibria.scripts.cli import main

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from equilibria.api import solve_game
-from equilibria.instances.bayesian_games import deck_joint, load_bayesian
+from equilibria.instances import load_bayesian
+from equilibria.instances.bayesian_games import deck_joint
 from equilibria.instances.betting import one_street_betting
 from equilibria.models.bayesian import BayesianGame, FiniteSignalGame, SignalDistribution
 from equilibria.models.errors import GameError, UnknownInstanceError

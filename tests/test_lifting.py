@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from equilibria import solve_game
+from equilibria.instances import load_ordered
 from equilibria.instances.hands import pair_or_high_card, three_card
-from equilibria.instances.ordered_games import load_ordered, ordered_poker
+from equilibria.instances.ordered_games import ordered_poker
 from equilibria.instances.poker import infoset_views
 from equilibria.models.abstraction import uniform_buckets
 from equilibria.models.bayesian import FiniteSignalGame, plans_from_behavior

@@ -337,7 +337,8 @@ def test_parametric_models_for_three_players_round_trip_and_order_across_players
 
 
 def test_a_model_for_the_wrong_number_of_players_is_refused():
-    from equilibria.instances.bayesian_games import load_bayesian, standard_models
+    from equilibria.instances import load_bayesian
+    from equilibria.instances.bayesian_games import standard_models
     from equilibria.models.parametric import ModelError
 
     two_player_model = standard_models(load_bayesian("kuhn_continuous"))["standard"]

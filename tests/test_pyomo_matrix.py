@@ -136,7 +136,7 @@ def test_solve_pyomo_agrees_with_pyomo_on_an_extended_model(kuhn_lp):
 def test_solve_pyomo_on_leduc_and_its_standard_form_is_the_lp():
     lp = sequence_form_lp(SequenceForm(equilibria.load("leduc")), 0)
     model = lp.to_pyomo()
-    from equilibria.formulations.pyomo_matrix import standard_form
+    from equilibria.formulations.linear_program import standard_form
 
     compiled, columns = standard_form(model)
     assert abs(compiled.A - lp.A).max() == 0 and compiled.col_names() == lp.col_names()

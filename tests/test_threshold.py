@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from equilibria import load, solve_game
-from equilibria.instances.bayesian_games import load_bayesian, standard_models
+from equilibria.instances import load_bayesian
+from equilibria.instances.bayesian_games import standard_models
 from equilibria.instances.betting import kuhn_betting
 from equilibria.models.bayesian import BayesianGame, SignalDistribution
 from equilibria.models.best_response import exploitability

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from equilibria.instances.bayesian_games import load_bayesian, standard_models
+from equilibria.instances import load_bayesian
+from equilibria.instances.bayesian_games import standard_models
 from equilibria.models.bayesian import plans_from_thresholds
 from equilibria.models.errors import GameError
 from equilibria.models.parametric import project
