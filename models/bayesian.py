@@ -259,14 +259,6 @@ class BayesianGame:
             out = np.union1d(out, s.breakpoints)
         return out
 
-    def outcome_below(self, p: int) -> int:
-        """Showdown outcome when player ``p``'s opponent holds the lower signal (two players)."""
-        if self.num_players != 2:
-            raise GameError("showdown outcomes of one opponent are defined for two players")
-        opp_wins = self.winner == "lower"
-        winner = (1 - p) if opp_wins else p
-        return P1_WINS if winner == 0 else P2_WINS
-
     def finite_game(self) -> FiniteSignalGame:
         """The game itself as a :class:`FiniteSignalGame` (finite signals only)."""
         if not self.finite:
@@ -279,26 +271,6 @@ class BayesianGame:
             names=tuple(s.names for s in self.signals),
             title=self.name,
             joint=self.joint,
-        )
-
-    def with_finite_signals(self, cells: int) -> BayesianGame:
-        """This game with each player's signal replaced by the cell of ``cells`` equal-width
-        cells it falls in (independent; signals in one cell tie)."""
-        if self.finite:
-            return self
-        lo, hi = self.breakpoints[0], self.breakpoints[-1]
-        edges = np.linspace(lo, hi, cells + 1)
-        sig = tuple(
-            SignalDistribution.discrete(np.clip(np.diff(s(edges)), 0, None) / (s.cdf[-1] - s.cdf[0]))
-            for s in self.signals
-        )
-        return BayesianGame(
-            f"{self.name} on {cells} cells",
-            self.tree,
-            sig,
-            winner=self.winner,
-            deal="independent",
-            parameters=dict(self.parameters, cells=cells),
         )
 
     def discretize(self, cells: int) -> FiniteSignalGame:

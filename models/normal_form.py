@@ -88,24 +88,7 @@ class NormalFormGame:
 
         return is_zero_sum(self.payoffs, axis=0)
 
-    def utility_range(self, p: int) -> float:
-        """Largest minus smallest payoff of player ``p`` (the largest regret possible)."""
-        return float(self.payoffs[p].max() - self.payoffs[p].min())
-
     # ------------------------------------------------------------------ profiles
-    def check_profile(self, profile: Sequence[npt.ArrayLike]) -> list[np.ndarray]:
-        """``profile`` as float vectors, one probability vector per player; GameError
-        naming the player otherwise."""
-        if len(profile) != self.num_players:
-            raise GameError(f"a profile of {self.num_players} players has {len(profile)} strategies")
-        out = []
-        for p, (x, m) in enumerate(zip(profile, self.num_strategies)):
-            v = np.asarray(x, dtype=float)
-            if v.shape != (m,) or not np.all(np.isfinite(v)) or np.any(v < -1e-9) or abs(v.sum() - 1) > 1e-6:
-                raise GameError(f"player {p + 1}'s strategy is not a probability vector over {m} strategies")
-            out.append(v)
-        return out
-
     def strategy_values(self, p: int, profile: Sequence[np.ndarray]) -> np.ndarray:
         """Player ``p``'s expected payoff of each pure strategy against the others' mixes
         in ``profile`` (``profile[p]`` is ignored)."""
