@@ -18,6 +18,7 @@ import numpy as np
 from .models.best_response import Exploitability
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior, strategy_table
+from .solvers.results import SolutionStatus, Status, solution_status
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,9 +58,10 @@ class Answer:
 
     route: str
     game_name: str
-    status: str
-    backend: str
+    status: Status
+    backend: str | None
     method: str | None = None
+    algorithm: str | None = None
     value: float | None = None
     certificate: Exploitability | None = None
     certified_in: str = "the game"
@@ -69,6 +71,16 @@ class Answer:
     seconds: dict = field(default_factory=dict)
     zero_sum: bool = True
     payoff_sum: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)  # a word outside the vocabulary is a bug: it raises
+
+    @property
+    def solution_status(self) -> SolutionStatus:
+        """What the answer holds, apart from why its run stopped (:attr:`status`):
+        ``optimal`` when the run proved its program solved, ``feasible`` for certified
+        strategies from a run stopped otherwise, ``none`` without strategies."""
+        return solution_status(self.status, self.behaviors is not None or self.certificate is not None)
 
     @property
     def exploitability(self) -> float | None:
@@ -169,8 +181,11 @@ class Answer:
         for a in getattr(self, "attempts", []):
             expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
             lines.append(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
-        method = f", method {self.method})" if self.method else ")"
-        lines.append(f"status          {self.status} ({self.backend}{method}")
+        if self.backend is None:  # a first-order method: no solver behind it
+            lines.append(f"status          {self.status} (algorithm {self.algorithm})")
+        else:
+            method = f", method {self.method})" if self.method else ")"
+            lines.append(f"status          {self.status} ({self.backend}{method}")
         return lines
 
     def report_lines(self) -> list[str]:
@@ -198,8 +213,10 @@ class Answer:
             "game": self.game_name,
             "route": self.route,
             "status": str(self.status),
+            "solution_status": str(self.solution_status),
             "backend": self.backend,
             "method": self.method,
+            "algorithm": self.algorithm,
             "value": self.value,
             "exploitability": self.exploitability,
             "nash_conv": self.nash_conv,

@@ -29,7 +29,7 @@ from .models.errors import SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
-from .solvers import Solution, get_backend, solve
+from .solvers import Solution, Status, get_backend, solve
 from .solvers.first_order import ALGORITHMS, MirrorProxSolver, Treeplex, make_solver
 
 _log = logging.getLogger(__name__)
@@ -46,15 +46,16 @@ class LPRun:
     lp: LinearProgram | None  # None when a first-order algorithm solved the saddle point
     behaviors: list[np.ndarray]
     certificate: Exploitability
-    status: str
+    status: Status
     value: float
-    backend: str
+    backend: str | None  # None for a first-order algorithm: no solver behind it
     method: str | None
     solutions: list[Solution] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
     curve: list[dict] = field(default_factory=list)
     problem_sizes: dict = field(default_factory=dict)
     dominance: dict = field(default_factory=dict)
+    algorithm: str = "lp"
 
     @property
     def sizes(self) -> dict:
@@ -172,8 +173,9 @@ def solve_sequence_form(
     with stage("certifying by exact best responses"):
         cert = certify(sf, behaviors)
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
-    status = sol.status if all(s.status == sol.status for s in solutions) else "/".join(s.status for s in solutions)
-    return _run(lp, sol, str(status), behaviors, cert, solutions, [])
+    # both players' LPs: the answer is as good as the worse of the two runs
+    status = next((s.status for s in solutions if s.status != Status.OPTIMAL), Status.OPTIMAL)
+    return _run(lp, sol, status, behaviors, cert, solutions, [])
 
 
 def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **options: Any) -> LPRun:
@@ -200,7 +202,7 @@ def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **opti
 def _run(
     lp: LinearProgram,
     sol: Solution,
-    status: str,
+    status: Status,
     behaviors: list[np.ndarray],
     cert: Exploitability,
     solutions: list[Solution],
@@ -225,12 +227,12 @@ def _solve_anytime(
     start = time.perf_counter()
     best = None
     attempts: list[dict] = []
-    status = "optimal"
+    status = Status.OPTIMAL
     for i, tol in enumerate(ANYTIME_TOLERANCES):
         last = i == len(ANYTIME_TOLERANCES) - 1
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if remaining is not None and remaining <= 0:
-            status = "time_limit"
+            status = Status.TIME_LIMIT
             break
         options = {"ipm_optimality_tolerance": tol, "run_crossover": "on" if last else "off"}
         sol = solve(
@@ -243,7 +245,7 @@ def _solve_anytime(
         )
         _add_seconds(times, sol)
         if sol.x is None or sol.row_duals is None:
-            status = str(sol.status) if sol.status != "optimal" else "unknown"
+            status = sol.status if sol.status != Status.OPTIMAL else Status.UNKNOWN
             attempts.append({"tolerance": tol, "status": str(sol.status), "seconds": sum(sol.seconds.values())})
             break
         t = time.perf_counter()
@@ -261,9 +263,9 @@ def _solve_anytime(
         if best is None or cert.exploitability < best[2].exploitability:
             best = (sol, behaviors, cert)
         if target is not None and cert.exploitability <= target:
-            status = "target_reached" if sol.status != "optimal" else "optimal"
+            status = Status.TARGET_REACHED if sol.status != Status.OPTIMAL else Status.OPTIMAL
             break
-        status = str(sol.status)
+        status = sol.status
     if best is None:
         raise SolverError(f"no strategies within the limits (status {status}); allow more time")
     sol, behaviors, cert = best
@@ -357,7 +359,7 @@ def solve_first_order(
     solving = certifying = 0.0
     curve: list[dict] = []
     best: tuple[list[np.ndarray], Exploitability] | None = None
-    status = "iteration_limit"
+    status = Status.ITERATION_LIMIT
     next_check = 1
     last_told = start
     with stage(f"iterating {algorithm}"):
@@ -393,10 +395,10 @@ def solve_first_order(
                 )
                 last_told = now
             if target_exploitability is not None and cert.exploitability <= target_exploitability:
-                status = "target_reached"
+                status = Status.TARGET_REACHED
                 break
             if out_of_time or (deadline is not None and now >= deadline):
-                status = "time_limit"
+                status = Status.TIME_LIMIT
                 break
             if iterations is not None and solver.iterations >= iterations:
                 break
@@ -404,7 +406,7 @@ def solve_first_order(
                 # at the rate of the last iterations the target would take more than
                 # STALL_FACTOR times as many: it is below what the method reaches here (or
                 # what floating point resolves), and waiting for it would never end
-                status = "stalled"
+                status = Status.STALLED
                 break
             next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
     times["solve"] = times.get("solve", 0.0) + solving
@@ -416,7 +418,16 @@ def solve_first_order(
         "iterations": solver.iterations,
     }
     return LPRun(
-        None, behaviors, cert, status, float(cert.payoffs[0]), algorithm, None, curve=curve, problem_sizes=sizes
+        None,
+        behaviors,
+        cert,
+        status,
+        float(cert.payoffs[0]),
+        None,
+        None,
+        curve=curve,
+        problem_sizes=sizes,
+        algorithm=algorithm,
     )
 
 
@@ -502,6 +513,7 @@ def solve_game(
         game_name=game.title or "game",
         status=run.status,
         backend=run.backend,
+        algorithm=run.algorithm,
         method=run.method,
         value=run.value,
         certificate=run.certificate,

@@ -275,6 +275,7 @@ def solve_shrunk(
         game_name=report.game.name,
         status=run.status,
         backend=run.backend,
+        algorithm=run.algorithm,
         method=run.method,
         value=run.value,
         certificate=cert,
