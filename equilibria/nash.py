@@ -319,7 +319,7 @@ def solve_nash(
     return NashSolution(
         route="nash",
         game_name=extensive.title or (normal.title if normal else "game"),
-        status=str(sol.status),
+        status=sol.status,
         backend=backend,
         method=None,
         value=float(cert.payoffs[0]),

@@ -29,7 +29,7 @@ from .models.parametric import ModelError, ModelInfeasible, ParametricModel, pro
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.threshold_best_response import threshold_exploitability
-from .solvers import default_indicators, get_backend, solve_disjunctive
+from .solvers import Status, default_indicators, get_backend, solve_disjunctive
 
 #: Cells of the discretisation on which continuous answers are verified.
 DEFAULT_CELLS = 4000
@@ -677,7 +677,7 @@ def _certified(
     return ThresholdSolution(
         route="threshold",
         game_name=game.name,
-        status="optimal",
+        status=Status.OPTIMAL,
         backend=backend,
         method=None,
         value=float(cert.payoffs[0]),

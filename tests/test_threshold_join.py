@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+from equilibria.instances import load_bayesian
 from equilibria.instances.bayesian_games import (
-    load_bayesian,
     resolve_model,
     river_cdf_pairs,
     river_endgame,

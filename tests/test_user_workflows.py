@@ -578,7 +578,7 @@ def test_a_sweep_that_fails_before_any_cell_leaves_nothing(tmp_path):
     wait for the scheduler cut from 20 s to 3 here)."""
     code = (
         "import sys\n"
-        "import equilibria.sweep as sweep\n"
+        "import equilibria.sweep.runners as sweep\n"
         "sweep.SCHEDULER_SECONDS = 3\n"
         "from equilibria.scripts.console import entry\n"
         f"sys.argv = ['equilibria', 'sweep', '--game', 'kuhn', '-o', {str(tmp_path / 'r')!r},\n"
