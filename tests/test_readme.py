@@ -24,18 +24,10 @@ def test_shape_ignores_numbers_and_timings_only():
     assert shape("status optimal") != shape("status time_limit")
 
 
-def test_the_backend_shown_in_the_architecture_is_the_real_one():
-    import ast
-
-    root = README.parent
-    arch = (root / "docs" / "architecture.md").read_text()
-    start = arch.index("### Adding a backend")
-    block = arch[arch.index("```python", start) + len("```python\n") :]
-    shown = block[: block.index("```")].strip("\n")
-    source = (root / "solvers" / "coin.py").read_text()
-    first = ast.parse(source).body[0]
-    assert isinstance(first, ast.Expr)  # the module docstring, left out of the page
-    assert shown == "\n".join(source.splitlines()[first.end_lineno :]).strip("\n")
+def test_the_architecture_page_shows_the_shipped_backend_read_when_the_site_is_built():
+    page = (README.parent / "docs" / "architecture.md").read_text()
+    assert "import equilibria.solvers.coin as coin" in page
+    assert "source = Path(coin.__file__).read_text()" in page
 
 
 def test_the_rules_page_shows_the_shipped_file_read_when_the_site_is_built():
