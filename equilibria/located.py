@@ -187,14 +187,10 @@ def solve_located(
         )
         fitted = certified(guessed)
         history.append(
-            Round(
-                round=0,
-                phase=f"seed (CFR+, {iterations} iterations, NashConv {seed_nc:.1e}; thresholds fitted)",
-                breakpoints=0,
-                box=None,
-                status="done",
-                seconds=time.perf_counter() - t_seed,
-                nash_conv=fitted,
+            Round.seed(
+                f"seed (CFR+, {iterations} iterations, NashConv {seed_nc:.1e}; thresholds fitted)",
+                time.perf_counter() - t_seed,
+                fitted,
             )
         )
         reach = SEED_WINDOW

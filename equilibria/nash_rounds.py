@@ -128,17 +128,7 @@ def solve_rounds(
     budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
     with stage("seeding with CFR+"):
         center, seed_nc, iterations = seed_profile(sf, target=SEED_TARGET * target, seconds=budget)
-    history.append(
-        Round(
-            round=0,
-            phase=f"seed (CFR+, {iterations} iterations)",
-            breakpoints=0,
-            box=None,
-            status="done",
-            seconds=time.perf_counter() - t0,
-            nash_conv=seed_nc,
-        )
-    )
+    history.append(Round.seed(f"seed (CFR+, {iterations} iterations)", time.perf_counter() - t0, seed_nc))
     half_width: float | None = first_box(seed_nc)
     center_nc = seed_nc  # the centre is the best profile certified so far, the seed included
     # around the centre: the widest box shown to hold no equilibrium, and the narrowest

@@ -236,6 +236,15 @@ def solve_threshold(
     check_product_options(epsilon, breakpoints, products)
     if select not in ("any", "lowest", "highest"):
         raise checks.OptionError(f"select must be any, lowest or highest, not {select!r}")
+    # what the program is made of, the same for every program this call writes
+    shape: dict[str, Any] = dict(
+        select=select,
+        min_width=min_width,
+        epsilon=epsilon,
+        breakpoints=breakpoints,
+        products=products,
+        mccormick=mccormick,
+    )
     t0 = time.perf_counter()
     if isinstance(spec, BayesianGame):
         game = spec
@@ -281,12 +290,7 @@ def solve_threshold(
                 backend=backend,
                 indicators=indicators,
                 cells=cells,
-                select=select,
-                min_width=min_width,
-                epsilon=epsilon,
-                breakpoints=breakpoints,
-                products=products,
-                mccormick=mccormick,
+                **shape,
                 every_signal=every_signal,
                 time_limit=time_limit,
                 extensive_check=extensive_check,
@@ -336,12 +340,7 @@ def solve_threshold(
             game,
             model,
             backend=backend,
-            select=select,
-            min_width=min_width,
-            epsilon=epsilon,
-            breakpoints=breakpoints,
-            products=products,
-            mccormick=mccormick,
+            **shape,
             rounds=rounds,
             deadline=None if time_limit is None else t0 + time_limit,
             verbose=verbose,
@@ -351,17 +350,7 @@ def solve_threshold(
     if rounds is not None:
         raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
     with stage("building the threshold program"):
-        program = threshold_milfp(
-            game,
-            model,
-            select=select,
-            min_width=min_width,
-            epsilon=epsilon,
-            breakpoints=breakpoints,
-            products=products,
-            mccormick=mccormick,
-            every_signal=every_signal,
-        )
+        program = threshold_milfp(game, model, **shape, every_signal=every_signal)
     indicators = indicators or default_indicators(backend, program.model)
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):
@@ -407,12 +396,7 @@ def solve_threshold(
         backend=backend,
         indicators=indicators,
         cells=cells,
-        select=select,
-        min_width=min_width,
-        epsilon=epsilon,
-        breakpoints=breakpoints,
-        products=products,
-        mccormick=mccormick,
+        **shape,
         every_signal=True,
         time_limit=left,
         extensive_check=extensive_check,

@@ -18,7 +18,7 @@ import numpy as np
 from .models.best_response import certify
 from .models.errors import SolverError
 from .models.sequence import SequenceForm
-from .solvers.first_order import MultiplayerCFR, Treeplex
+from .solvers.first_order import MultiplayerCFR
 
 #: The seed's share of the time limit, and its most seconds.
 SEED_SHARE = 0.1
@@ -53,6 +53,11 @@ class Round:
     promised: float | None = None
     binaries: int = 0
 
+    @classmethod
+    def seed(cls, phase: str, seconds: float, nash_conv: float) -> Round:
+        """Round 0: the CFR+ profile a refinement starts from."""
+        return cls(round=0, phase=phase, breakpoints=0, box=None, status="done", seconds=seconds, nash_conv=nash_conv)
+
     def row(self) -> dict:
         """The round as a plain dict (the answer's ``curve`` entries)."""
         return {
@@ -86,10 +91,7 @@ def first_box(nash_conv: float) -> float:
 def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[list[np.ndarray], float, int]:
     """CFR+ for at most ``seconds`` or until the certified NashConv is at most ``target``:
     (the average realization plans, their certified NashConv, iterations)."""
-    treeplexes = [
-        Treeplex(ps.infoset_num_actions, ps.infoset_first_sequence, ps.infoset_parent_sequence, ps.infoset_depth)
-        for ps in sf.players
-    ]
+    treeplexes = [ps.treeplex for ps in sf.players]
     cfr = MultiplayerCFR(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
     stop = time.perf_counter() + seconds
     best_plans = cfr.average_plans()

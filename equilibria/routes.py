@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import numbers
 import re
 import time
@@ -313,11 +312,8 @@ def option_from_text(route: str, name: str, parameter: inspect.Parameter, text: 
             raise RouteError(f"option {name} of route '{route}' is a whole number, not '{text}'")
         return int(value)
     if kind == "float":
-        try:
-            number = float(value)
-        except ValueError:
-            number = math.nan
-        if not math.isfinite(number):
+        number = checks.finite_from_text(value)
+        if number is None:
             raise RouteError(f"option {name} of route '{route}' is a finite number, not '{text}'")
         return number
     return value

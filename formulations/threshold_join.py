@@ -42,7 +42,14 @@ from pyomo.gdp import Disjunct, Disjunction
 
 from ..models.bayesian import BayesianGame
 from ..models.parametric import ModelError, ParametricModel, common_us_refinement
-from .threshold_milfp import ThresholdProgram, _valid_inequalities
+from .threshold_milfp import (
+    ThresholdProgram,
+    _valid_inequalities,
+    add_location,
+    add_signal_masses,
+    at_boundary,
+    in_piece,
+)
 
 
 @dataclass
@@ -217,30 +224,10 @@ def threshold_join(
         side_pay = {p: tree.showdown_payoffs(s if game.winner == "higher" else -s) for p, s in sides.items()}
 
     # ------------------------------------------------------------ where thresholds lie
-    m.SIGNALS0 = pyo.RangeSet(0, J)
     if finite:
-        m.C = pyo.Var(
-            m.THRESHOLDS, m.SIGNALS0, bounds=(0.0, 1.0), doc="owner's CDF mass below min(threshold, end of signal s)"
-        )
-        m.mass_start = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, 0] == 0)
-        m.mass_end = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, J] == m.F[owner[k][0], k])
-        m.mass_step = pyo.Constraint(
-            m.THRESHOLDS,
-            m.PIECES,
-            rule=lambda m, k, s: pyo.inequality(0.0, m.C[k, s] - m.C[k, s - 1], float(pmf[owner[k][0]][s - 1])),
-        )
-
-        def cumulative(o: int, b: str | None, j: int, top: bool) -> Any:
-            if b is None:
-                return float(Fc[o][j]) if top else 0.0
-            return m.C[b, j]
-
-        def signal_mass(o: int, j: int, r: int) -> Any:
-            """Mass of player o's signal j in o's refinement region r."""
-            lo, hi = bounds[o][r], bounds[o][r + 1]
-            return (cumulative(o, hi, j, True) - cumulative(o, hi, j - 1, True)) - (
-                cumulative(o, lo, j, False) - cumulative(o, lo, j - 1, False)
-            )
+        signal_mass = add_signal_masses(m, owner, pmf, Fc, bounds)
+    else:
+        m.SIGNALS0 = pyo.RangeSet(0, J)
 
     zeta = {i: None for i in range(len(models))}  # filled once the model disjuncts exist
 
@@ -285,22 +272,12 @@ def threshold_join(
             d.row_upper = pyo.Constraint(d.ROWS, rule=lambda d, r: _relaxed(rows[r], zeta[rows[r][4]], 1))
 
     def piece_rule(d: Any, k: str, j: int) -> None:
-        lo = float(c[j - 1])
-        d.in_piece = pyo.Constraint(expr=pyo.inequality(lo, m.t[k], float(c[j])))
-        d.consistency = pyo.Constraint(
-            m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][j - 1]) + float(slope[o][j - 1]) * (m.t[k] - lo)
-        )
+        in_piece(m, d, k, j, c, Fc, slope, owner[k][0] if finite else None)
         if finite:
-            p = owner[k][0]
-            d.mass_below = pyo.Constraint(expr=m.C[k, j - 1] == float(Fc[p][j - 1]))
-            d.mass_at = pyo.Constraint(expr=m.C[k, j] == m.F[p, k])
             finite_rows(d, k, j, None, None)
 
     def boundary_rule(d: Any, k: str, b: int) -> None:
-        p = owner[k][0]
-        d.at_boundary = pyo.Constraint(expr=m.t[k] == float(c[b]))
-        d.consistency = pyo.Constraint(m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][b]))
-        d.mass_at = pyo.Constraint(expr=m.C[k, b] == float(Fc[p][b]))
+        at_boundary(m, d, k, b, c, Fc, owner[k][0])
         finite_rows(d, k, None, b if b >= 1 else None, b + 1 if b < J else None)
 
     # the model disjuncts come first so that the location rows can refer to their indicators
@@ -309,15 +286,7 @@ def threshold_join(
         zeta[i] = m.holds[i].binary_indicator_var
     m.one_model = Disjunction(expr=[m.holds[i] for i in range(len(models))])
 
-    m.piece = Disjunct(m.THRESHOLDS, m.PIECES, rule=piece_rule)
-    if finite:
-        m.boundary = Disjunct(m.THRESHOLDS, m.SIGNALS0, rule=boundary_rule)
-        m.locate = Disjunction(
-            m.THRESHOLDS,
-            rule=lambda m, k: [m.piece[k, j] for j in m.PIECES] + [m.boundary[k, b] for b in m.SIGNALS0],
-        )
-    else:
-        m.locate = Disjunction(m.THRESHOLDS, rule=lambda m, k: [m.piece[k, j] for j in m.PIECES])
+    add_location(m, piece_rule, boundary_rule if finite else None)
     _valid_inequalities(m, names, own_pairs, c, finite, owner, Fc)
 
     # ------------------------------------------------------------ each model

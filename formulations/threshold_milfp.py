@@ -336,30 +336,12 @@ def threshold_milfp(
 
     # ---------------------------------------------------------------- masses
     if finite:
-        m.SIGNALS0 = pyo.RangeSet(0, J)
-        m.C = pyo.Var(
-            m.THRESHOLDS, m.SIGNALS0, bounds=(0.0, 1.0), doc="owner's CDF mass below min(threshold, end of signal s)"
-        )
         pmf = [np.diff(Fc[p]) for p in range(n)]
-        m.mass_start = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, 0] == 0)
-        m.mass_end = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, J] == m.F[owner[k][0], k])
-        m.mass_step = pyo.Constraint(
-            m.THRESHOLDS,
-            m.PIECES,
-            rule=lambda m, k, s: pyo.inequality(0.0, m.C[k, s] - m.C[k, s - 1], float(pmf[owner[k][0]][s - 1])),
-        )
-
-        def cumulative(o: int, b: str | None, idx: int, top: bool) -> Any:
-            if b is None:
-                return float(Fc[o][idx]) if top else 0.0
-            return m.C[b, idx]
+        signal_mass = add_signal_masses(m, owner, pmf, Fc, bounds)
 
         def factor_expr(f: Factor) -> Any:
             _, o, j, r = f
-            lo, hi = bounds[o][r], bounds[o][r + 1]
-            return (cumulative(o, hi, j, True) - cumulative(o, hi, j - 1, True)) - (
-                cumulative(o, lo, j, False) - cumulative(o, lo, j - 1, False)
-            )
+            return signal_mass(o, j, r)
 
         def factor_bounds(f: Factor) -> tuple[float, float]:
             return 0.0, float(pmf[f[1]][f[2] - 1])
@@ -487,19 +469,11 @@ def threshold_milfp(
 
     # ---------------------------------------------------------------- pieces
     def piece_rule(d: Any, k: str, j: int) -> None:
-        lo = float(c[j - 1])
-        d.in_piece = pyo.Constraint(expr=pyo.inequality(lo, m.t[k], float(c[j])))
-        d.consistency = pyo.Constraint(
-            m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][j - 1]) + float(slope[o][j - 1]) * (m.t[k] - lo)
-        )
+        in_piece(m, d, k, j, c, Fc, slope, owner[k][0] if finite else None)
         if finite:
-            p = owner[k][0]
-            d.mass_below = pyo.Constraint(expr=m.C[k, j - 1] == float(Fc[p][j - 1]))
-            d.mass_at = pyo.Constraint(expr=m.C[k, j] == m.F[p, k])
             if equations[k, j]:  # an equation without terms holds whatever the masses
                 d.indifference = pyo.Constraint(expr=indifferent((k, j)))
 
-    m.piece = Disjunct(m.THRESHOLDS, m.PIECES, rule=piece_rule)
     if not finite:
         m.indifference = pyo.Constraint(
             m.THRESHOLDS, rule=lambda m, k: indifferent((k, None)) if equations[k, None] else pyo.Constraint.Skip
@@ -508,22 +482,15 @@ def threshold_milfp(
     if finite:
 
         def boundary_rule(d: Any, k: str, b: int) -> None:
-            p = owner[k][0]
-            d.at_boundary = pyo.Constraint(expr=m.t[k] == float(c[b]))
-            d.consistency = pyo.Constraint(m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][b]))
-            d.mass_at = pyo.Constraint(expr=m.C[k, b] == float(Fc[p][b]))
+            at_boundary(m, d, k, b, c, Fc, owner[k][0])
             if b >= 1 and equations[k, b]:
                 d.lower_signal_prefers_lower_plan = pyo.Constraint(expr=D((k, b)) >= -tolerance[k, b])
             if b < J and equations[k, b + 1]:
                 d.upper_signal_prefers_upper_plan = pyo.Constraint(expr=D((k, b + 1)) <= tolerance[k, b + 1])
 
-        m.boundary = Disjunct(m.THRESHOLDS, m.SIGNALS0, rule=boundary_rule)
-        m.locate = Disjunction(
-            m.THRESHOLDS,
-            rule=lambda m, k: [m.piece[k, j] for j in m.PIECES] + [m.boundary[k, b] for b in m.SIGNALS0],
-        )
+        add_location(m, piece_rule, boundary_rule)
     else:
-        m.locate = Disjunction(m.THRESHOLDS, rule=lambda m, k: [m.piece[k, j] for j in m.PIECES])
+        add_location(m, piece_rule, None)
 
     _valid_inequalities(m, names, pairs, c, finite, owner, Fc)
     if rows:
@@ -597,6 +564,79 @@ def threshold_milfp(
         promised_epsilon=promised,
         num_products=len(product_keys),
         every_signal=bool(every_signal),
+    )
+
+
+def add_signal_masses(
+    m: Any, owner: dict, pmf: list[np.ndarray], Fc: list[np.ndarray], bounds: dict[int, list[str | None]]
+) -> Callable[[int, int, int], Any]:
+    """Finite signals: variables ``C[k, s]``, the mass of threshold k's owner below the
+    lesser of the threshold and the end of signal s, with the rows that tie them to the
+    owner's CDF (``m.F``) signal by signal; returns ``signal_mass(o, j, r)``, the mass of
+    player o's signal j in o's refinement region r (bounded by ``bounds[o][r]`` and
+    ``bounds[o][r + 1]``, None past an end), an expression linear in ``C``."""
+    J = len(pmf[0])
+    m.SIGNALS0 = pyo.RangeSet(0, J)
+    m.C = pyo.Var(
+        m.THRESHOLDS, m.SIGNALS0, bounds=(0.0, 1.0), doc="owner's CDF mass below min(threshold, end of signal s)"
+    )
+    m.mass_start = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, 0] == 0)
+    m.mass_end = pyo.Constraint(m.THRESHOLDS, rule=lambda m, k: m.C[k, J] == m.F[owner[k][0], k])
+    m.mass_step = pyo.Constraint(
+        m.THRESHOLDS,
+        m.PIECES,
+        rule=lambda m, k, s: pyo.inequality(0.0, m.C[k, s] - m.C[k, s - 1], float(pmf[owner[k][0]][s - 1])),
+    )
+
+    def cumulative(o: int, b: str | None, j: int, top: bool) -> Any:
+        if b is None:
+            return float(Fc[o][j]) if top else 0.0
+        return m.C[b, j]
+
+    def signal_mass(o: int, j: int, r: int) -> Any:
+        lo, hi = bounds[o][r], bounds[o][r + 1]
+        return (cumulative(o, hi, j, True) - cumulative(o, hi, j - 1, True)) - (
+            cumulative(o, lo, j, False) - cumulative(o, lo, j - 1, False)
+        )
+
+    return signal_mass
+
+
+def in_piece(m: Any, d: Any, k: str, j: int, c: Any, Fc: Any, slope: Any, owner: int | None) -> None:
+    """Disjunct ``d``: threshold k lies in piece j (between breakpoints ``c[j - 1]`` and
+    ``c[j]``), where every player's CDF value at it is linear in its location; for finite
+    signals (``owner``, the threshold's player, given) the owner's mass below it fills the
+    signals before piece j and part of signal j."""
+    lo = float(c[j - 1])
+    d.in_piece = pyo.Constraint(expr=pyo.inequality(lo, m.t[k], float(c[j])))
+    d.consistency = pyo.Constraint(
+        m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][j - 1]) + float(slope[o][j - 1]) * (m.t[k] - lo)
+    )
+    if owner is not None:
+        d.mass_below = pyo.Constraint(expr=m.C[k, j - 1] == float(Fc[owner][j - 1]))
+        d.mass_at = pyo.Constraint(expr=m.C[k, j] == m.F[owner, k])
+
+
+def at_boundary(m: Any, d: Any, k: str, b: int, c: Any, Fc: Any, owner: int) -> None:
+    """Disjunct ``d``: threshold k lies exactly on signal boundary b (finite signals), every
+    CDF value and the owner's mass below it fixed there."""
+    d.at_boundary = pyo.Constraint(expr=m.t[k] == float(c[b]))
+    d.consistency = pyo.Constraint(m.PLAYERS, rule=lambda d, o: m.F[o, k] == float(Fc[o][b]))
+    d.mass_at = pyo.Constraint(expr=m.C[k, b] == float(Fc[owner][b]))
+
+
+def add_location(m: Any, piece_rule: Callable[..., None], boundary_rule: Callable[..., None] | None) -> None:
+    """Where each threshold lies: a disjunction per threshold over the pieces (``piece_rule``
+    fills disjunct ``piece[k, j]``) and, for finite signals, the signal boundaries
+    (``boundary_rule`` fills ``boundary[k, b]``)."""
+    m.piece = Disjunct(m.THRESHOLDS, m.PIECES, rule=piece_rule)
+    if boundary_rule is None:
+        m.locate = Disjunction(m.THRESHOLDS, rule=lambda m, k: [m.piece[k, j] for j in m.PIECES])
+        return
+    m.boundary = Disjunct(m.THRESHOLDS, m.SIGNALS0, rule=boundary_rule)
+    m.locate = Disjunction(
+        m.THRESHOLDS,
+        rule=lambda m, k: [m.piece[k, j] for j in m.PIECES] + [m.boundary[k, b] for b in m.SIGNALS0],
     )
 
 
@@ -743,6 +783,10 @@ __all__ = [
     "DEFAULT_EPSILON",
     "DEFAULT_PRODUCTS",
     "ThresholdProgram",
+    "add_location",
+    "add_signal_masses",
+    "at_boundary",
+    "in_piece",
     "add_threshold_order",
     "region_covers",
     "threshold_milfp",

@@ -20,7 +20,6 @@ the views it has. Names, parameters (typed, with defaults) and views are listed 
 from __future__ import annotations
 
 import inspect
-import math
 import os
 import re
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..models import checks
 from ..models.errors import EquilibriaError, UnknownInstanceError
 
 if TYPE_CHECKING:
@@ -60,11 +60,8 @@ class Parameter:
                 raise UnknownInstanceError(f"'{game}': parameter {self.name} must be a whole number, not '{text}'")
             return int(text)
         if self.kind is float:
-            try:
-                value = float(text)
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
+            value = checks.finite_from_text(text)
+            if value is None:
                 raise UnknownInstanceError(f"'{game}': parameter {self.name} must be a finite number, not '{text}'")
             return value
         return text

@@ -36,6 +36,15 @@ def count(name: str, value: Any, minimum: int = 1, maximum: int | None = None) -
     return int(value)
 
 
+def finite_from_text(text: str) -> float | None:
+    """The finite number ``text`` writes, or None (for ``abc``, ``nan``, ``inf``)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def name(option: str, value: Any, optional: bool = True) -> Any:
     """``value`` if it is a string (or None when ``optional``); OptionError otherwise."""
     if value is None and optional:
