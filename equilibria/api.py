@@ -29,8 +29,9 @@ from .models.errors import SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
+from .models.treeplex import Treeplex
 from .solvers import Solution, Status, get_backend, solve
-from .solvers.first_order import ALGORITHMS, MirrorProxSolver, Treeplex, make_solver
+from .solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
 
 _log = logging.getLogger(__name__)
 
@@ -275,13 +276,7 @@ def _solve_anytime(
 def treeplexes(sf: SequenceForm) -> tuple[Treeplex, Treeplex]:
     """Both players' strategy polytopes of a two-player sequence form, for the
     first-order solvers."""
-    return cast(
-        "tuple[Treeplex, Treeplex]",
-        tuple(
-            Treeplex(ps.infoset_num_actions, ps.infoset_first_sequence, ps.infoset_parent_sequence, ps.infoset_depth)
-            for ps in sf.players
-        ),
-    )
+    return sf.players[0].treeplex, sf.players[1].treeplex
 
 
 #: Growth of the iteration count between two certificates of a first-order solve.

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .efg import segment_ranges
 from .sequence import PlayerSequences, SequenceForm
 from .strategy import expected_payoffs, realization_from_behavior
 
@@ -46,25 +45,8 @@ def best_response(sf: SequenceForm, p: int, plans: list[np.ndarray]) -> BestResp
 def plan_maximum(ps: PlayerSequences, sequence_values: np.ndarray) -> tuple[float, np.ndarray]:
     """``max r'w`` over the pure realization plans ``r`` of one player, where ``w`` gives
     each sequence the value of the terminals it ends at, and a pure behaviour strategy
-    attaining it (first best action at ties). One vectorised step per own depth level."""
-    value = np.array(sequence_values, dtype=np.float64)
-    behavior = np.zeros(ps.num_sequences)
-    behavior[0] = 1.0
-    if ps.num_infosets:
-        for d in range(int(ps.infoset_depth.max()), -1, -1):
-            ks = np.flatnonzero(ps.infoset_depth == d)
-            na = ps.infoset_num_actions[ks]
-            seqs = segment_ranges(ps.infoset_first_sequence[ks], na)
-            offsets = np.cumsum(na) - na
-            vals = value[seqs]
-            best = np.maximum.reduceat(vals, offsets)
-            # first action attaining the maximum in each information set
-            hits = np.flatnonzero(vals == np.repeat(best, na))
-            segment = np.repeat(np.arange(ks.shape[0]), na)[hits]
-            first_hit = hits[np.r_[True, segment[1:] != segment[:-1]]]
-            behavior[seqs[first_hit]] = 1.0
-            np.add.at(value, ps.infoset_parent_sequence[ks], best)
-    return float(value[0]), behavior
+    attaining it (first best action at ties): the player's treeplex's best response."""
+    return ps.treeplex.best_response(sequence_values)
 
 
 @dataclass(frozen=True)

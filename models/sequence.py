@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .efg import ExtensiveGame
+from .treeplex import Treeplex
 
 
 @dataclass
@@ -45,6 +46,14 @@ class PlayerSequences:
     def num_sequences(self) -> int:
         """Number of sequences, the empty one included."""
         return int(self.sequence_infoset.shape[0])
+
+    @cached_property
+    def treeplex(self) -> Treeplex:
+        """The player's strategy polytope, with its levels cached: what strategy
+        conversions, best responses and the first-order solvers work on."""
+        return Treeplex(
+            self.infoset_num_actions, self.infoset_first_sequence, self.infoset_parent_sequence, self.infoset_depth
+        )
 
     @cached_property
     def constraint_matrix(self) -> sp.csr_matrix:

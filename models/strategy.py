@@ -13,48 +13,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .efg import segment_ranges
 from .sequence import PlayerSequences, SequenceForm
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: A realization mass at or below this is treated as "information set not reached".
-UNREACHED = 1e-12
-
 
 def behavior_from_realization(ps: PlayerSequences, r: np.ndarray) -> np.ndarray:
-    """Behaviour strategy from a realization plan; uniform where the plan never arrives.
-
-    Negative entries (solver noise) count as zero; each information set's actions are
-    normalised to sum to one.
-    """
-    r = np.maximum(np.asarray(r, dtype=np.float64), 0.0)
-    b = np.ones(ps.num_sequences)
-    if ps.num_infosets == 0:
-        return b
-    totals = np.add.reduceat(r[1:], ps.infoset_first_sequence - 1)
-    na = ps.infoset_num_actions
-    per_seq_total = np.repeat(totals, na)
-    uniform = 1.0 / np.repeat(na, na)
-    reached = per_seq_total > UNREACHED
-    b[1:] = np.where(reached, r[1:] / np.where(reached, per_seq_total, 1.0), uniform)
-    return b
+    """Behaviour strategy from a realization plan; uniform where the plan never arrives
+    (:meth:`~equilibria.models.treeplex.Treeplex.behavior`)."""
+    return ps.treeplex.behavior(r)
 
 
 def realization_from_behavior(ps: PlayerSequences, b: np.ndarray) -> np.ndarray:
     """Realization plan of a behaviour strategy (one sweep per own depth level)."""
-    b = np.asarray(b, dtype=np.float64)
-    r = np.zeros(ps.num_sequences)
-    r[0] = 1.0
-    if ps.num_infosets == 0:
-        return r
-    for d in range(int(ps.infoset_depth.max()) + 1):
-        ks = np.flatnonzero(ps.infoset_depth == d)
-        seqs = segment_ranges(ps.infoset_first_sequence[ks], ps.infoset_num_actions[ks])
-        parents = np.repeat(ps.infoset_parent_sequence[ks], ps.infoset_num_actions[ks])
-        r[seqs] = r[parents] * b[seqs]
-    return r
+    return ps.treeplex.realization(b)
 
 
 def counterfactual_reach(sf: SequenceForm, p: int, plans: Sequence[np.ndarray]) -> np.ndarray:
@@ -70,23 +43,16 @@ def counterfactual_reach(sf: SequenceForm, p: int, plans: Sequence[np.ndarray]) 
             mass = mass * np.asarray(plans[q], dtype=float)[sf.terminal_sequences[:, q]]
     below = np.bincount(sf.terminal_sequences[:, p], weights=mass, minlength=ps.num_sequences)
     reach = np.zeros(ps.num_infosets)
-    if ps.num_infosets == 0:
-        return reach
-    for d in range(int(ps.infoset_depth.max()), -1, -1):  # deepest first: children feed parents
-        ks = np.flatnonzero(ps.infoset_depth == d)
-        seqs = segment_ranges(ps.infoset_first_sequence[ks], ps.infoset_num_actions[ks])
-        totals = np.add.reduceat(below[seqs], np.cumsum(ps.infoset_num_actions[ks]) - ps.infoset_num_actions[ks])
-        np.add.at(below, ps.infoset_parent_sequence[ks], totals)
-        reach[ks] = totals / uniform[ps.infoset_parent_sequence[ks]]
+    for lv in reversed(ps.treeplex.levels):  # deepest first: children feed parents
+        totals = np.add.reduceat(below[lv.sequences], lv.offsets) if lv.sequences.size else below[:0]
+        np.add.at(below, lv.parent, totals)
+        reach[lv.infosets] = totals / uniform[lv.parent]
     return reach
 
 
 def uniform_behavior(ps: PlayerSequences) -> np.ndarray:
     """The strategy that plays every action of every information set equally often."""
-    b = np.ones(ps.num_sequences)
-    na = ps.infoset_num_actions
-    b[1:] = 1.0 / np.repeat(na, na)
-    return b
+    return ps.treeplex.uniform()
 
 
 def expected_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> np.ndarray:
