@@ -3,6 +3,7 @@ mirror-prox), checked against OpenSpiel's own CFR+ and DCFR, published values an
 mirror-prox convergence bound."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from equilibria.models.sequence import SequenceForm
 from equilibria.scripts.cli import FIRST_ORDER
 from equilibria.shrink import solve_shrunk
 from equilibria.solvers.first_order import ALGORITHMS, MirrorProxSolver
-from tests.test_export_and_cli import run_cli
+from tests.conftest import run_cli
 
 KUHN = -1 / 18  # closed form
 LEDUC = -0.085606424078  # published value of Leduc hold'em for player 1
@@ -58,7 +59,7 @@ def test_mirror_prox_bound_holds_on_random_matrices():
         assert solver.gap() <= solver.gap_bound * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+@pytest.mark.parametrize("name", ["kuhn_poker", pytest.param("leduc_poker", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("algorithm", ["cfr+", "dcfr"])
 def test_iterates_equal_openspiel_iteration_by_iteration(name, algorithm):
     """Our average strategy after n iterations is as exploitable as OpenSpiel's (C++
@@ -143,7 +144,7 @@ def test_rhode_island_runner_writes_its_curve_and_figure(tmp_path):
         [
             sys.executable,
             "-m",
-            "equilibria.scripts.rhode_island_solve",
+            "research.rhode_island_solve",
             "--game",
             "rhode_island:ranks=3,suits=2",
             "--method",
@@ -158,6 +159,7 @@ def test_rhode_island_runner_writes_its_curve_and_figure(tmp_path):
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=Path(__file__).resolve().parents[1],  # research/ runs from a checkout
     )
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(curve.open()))

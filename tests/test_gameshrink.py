@@ -27,7 +27,9 @@ def test_leduc_merges_the_suits_and_keeps_the_value():
     assert sol.exploitability <= 1e-7
 
 
-@pytest.mark.parametrize("ranks", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize(
+    "ranks", [4, 5, 6, pytest.param(7, marks=pytest.mark.slow), pytest.param(8, marks=pytest.mark.slow)]
+)
 def test_leduc_shrunk_value_equals_unshrunk(ranks):
     sol = solve_shrunk(f"leduc:ranks={ranks}")
     full = solve_game(load(f"leduc:ranks={ranks}"))
@@ -184,7 +186,7 @@ def test_lossy_with_a_small_threshold_keeps_the_lossless_abstraction():
 
 
 def test_sweep_script_writes_its_table(tmp_path):
-    from equilibria.scripts import gameshrink_sweep
+    from research import gameshrink_sweep
 
     rows = gameshrink_sweep.run("generalized_kuhn:cards=12", [0.3, 0], tmp_path, plot=False)
     assert rows[-1]["threshold"] == 0 and rows[-1]["exploitability"] <= 1e-9
@@ -197,7 +199,7 @@ def test_lossy_gameshrink_on_larger_leduc_decks_packs_its_costs(ranks, tmp_path)
     """Lossy matching costs packed as integers overflowed int64 on Leduc with 4-8 ranks
     (OverflowError): the sweep must run, shrink more as the threshold grows, and at
     threshold 0 keep the value of the LP on the unabstracted game."""
-    from equilibria.scripts import gameshrink_sweep
+    from research import gameshrink_sweep
 
     spec = f"leduc:ranks={ranks}"
     full = solve_game(spec)

@@ -62,7 +62,7 @@ LEDUC_VALUE = -0.085606424078  # published value of Leduc Hold'em for player 1
 def test_no_single_merge_beyond_the_lossless_rule_keeps_leduc():
     """Every merge of two sibling classes the lossless rule keeps apart changes Leduc's
     value, and none is payoff- or best-response-equivalent for random opponents."""
-    from equilibria.scripts.lossless_merges import search
+    from research.lossless_merges import search
 
     rows, sure = search("leduc")
     assert len(rows) == 24
@@ -80,7 +80,7 @@ def test_second_players_sure_hands_merge_without_loss(deck):
     card keeps the full game's value (its own LP, unabstracted) and the lifted profile
     unexploitable, and leaves player 2's best response to random opponents unchanged;
     the same merge for player 1, who acts first, is not equivalent."""
-    from equilibria.scripts.lossless_merges import search
+    from research.lossless_merges import search
 
     _, sure = search(deck, single=False)
     first, second = sure

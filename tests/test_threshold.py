@@ -41,7 +41,7 @@ def test_one_street_thresholds_satisfy_their_indifference_equations(rho):
 
 
 # ----------------------------------------------------------------------------- G_n
-@pytest.mark.parametrize("n", [3, 10, 50])
+@pytest.mark.parametrize("n", [3, 10, pytest.param(50, marks=pytest.mark.slow)])
 def test_generalized_kuhn_threshold_program_matches_the_sequence_form_lp(n):
     sol = solve_threshold(f"generalized_kuhn:cards={n}")
     lp = solve_game(load(f"generalized_kuhn:cards={n}"))
@@ -64,7 +64,7 @@ def test_kuhn_value_and_player_two_strategy():
     assert sigma2[1, qcall] == pytest.approx(1 / 3, abs=1e-9)
 
 
-@pytest.mark.parametrize("n", [3, 10])
+@pytest.mark.parametrize("n", [3, pytest.param(10, marks=pytest.mark.slow)])
 def test_highs_bigm_scip_native_and_hull_agree(n):
     # G_n has a family of equilibria for player 1: select one by the objective
     spec = f"generalized_kuhn:cards={n}"
@@ -267,7 +267,7 @@ def test_exact_buckets_keep_the_deal_probabilities():
 
 
 def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
-    from equilibria.scripts import qualitative_figure2
+    from research import qualitative_figure2
 
     rows = qualitative_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5)
     for r in rows:
@@ -278,7 +278,7 @@ def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
 
 
 def test_figure1_script_runs_and_pure_projection_matches_the_paper_at_n50(tmp_path):
-    from equilibria.scripts import qualitative_figure1
+    from research import qualitative_figure1
 
     rows = qualitative_figure1.run([50], tmp_path, plot=False)
     assert rows[0]["v_ours"] == pytest.approx(-0.0576, abs=5e-5)  # Ganzfried and Sandholm 2010, Figure 1

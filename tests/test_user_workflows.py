@@ -14,29 +14,7 @@ from pathlib import Path
 import pytest
 
 from equilibria.solvers import available_backends
-
-
-def run_cli(*args, timeout=300, env=None):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
-
-
-def run_python(code: str, timeout=300):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
-
-
-def one_line_refusal(res) -> str:
-    """The single error line of a refused command (asserting the contract)."""
-    lines = res.stderr.strip().splitlines()
-    assert res.returncode == 2, (res.returncode, res.stderr)
-    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
-    assert res.stdout == ""
-    return lines[0]
+from tests.conftest import one_line_refusal, run_cli, run_python
 
 
 # ---------------------------------------------------------------- backends and their licenses
@@ -156,7 +134,9 @@ def test_an_interrupted_sweep_leaves_only_what_it_resumes_from(delay, tmp_path):
             assert record.suffix == ".json" and json.loads(record.read_text())["status"] != "error"
 
 
-@pytest.mark.parametrize("backend,words", [("scip", "SCIP: 5 s, "), ("highs", "HiGHS: 5 s, ")])
+@pytest.mark.parametrize(
+    "backend,words", [("scip", "SCIP: 5 s, "), pytest.param("highs", "HiGHS: 5 s, ", marks=pytest.mark.slow)]
+)
 def test_a_mip_solve_reports_nodes_incumbent_and_bound_every_five_seconds(backend, words):
     res = run_cli(
         "threshold", "generalized_kuhn:players=3,cards=6", "--backend", backend, "--epsilon", "0.01",
@@ -296,8 +276,9 @@ def test_version_and_help_say_what_each_argument_is():
     "script", ["qualitative_figure1", "qualitative_figure2", "gameshrink_sweep", "rhode_island_solve"]
 )
 def test_script_descriptions_are_whole_sentences(script):
+    checkout = Path(__file__).resolve().parents[1]  # research/ runs from a checkout
     res = subprocess.run(
-        [sys.executable, "-m", f"equilibria.scripts.{script}", "--help"], capture_output=True, text=True
+        [sys.executable, "-m", f"research.{script}", "--help"], capture_output=True, text=True, cwd=checkout
     )
     description = " ".join(res.stdout.split("\n\n")[1].split())
     assert res.returncode == 0 and description.endswith(".")

@@ -1,7 +1,7 @@
 """Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010),
 Figure 1: G-infinity's equilibrium projected onto G_n against v(G_n).
 
-    python -m equilibria.scripts.qualitative_figure1 [--n 50 100 150 200 250] [--out figures]
+    python -m research.qualitative_figure1 [--n 50 100 150 200 250] [--out figures]
 
 Solves G-infinity (Kuhn betting, uniform [0, 1] signals) by its threshold program and
 projects its equilibrium onto G_n in two ways:
@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._report import finish, pyplot, write_rows
+from research._report import finish, pyplot, write_rows
 
 if TYPE_CHECKING:
-    from ..models.bayesian import BayesianGame
-    from ..models.parametric import ParametricModel
+    from equilibria.models.bayesian import BayesianGame
+    from equilibria.models.parametric import ParametricModel
 
 PAPER_V = {50: -0.0576, 100: -0.0566, 150: -0.0563, 200: -0.0561, 250: -0.0560}
 PAPER_PI = {50: -0.0624, 100: -0.0612, 150: -0.0579, 200: -0.0583, 250: -0.0560}
@@ -61,9 +61,9 @@ def pure_projection(
 
 def run(ns: Iterable[int], out: Path, plot: bool = True) -> list[dict]:
     """Compute the rows of Figure 1 (see the module docstring); returns them."""
-    from .. import load, solve_game
-    from ..instances import load_bayesian
-    from ..qualitative import project, solve_threshold
+    from equilibria import load, solve_game
+    from equilibria.instances import load_bayesian
+    from equilibria.qualitative import project, solve_threshold
 
     g_inf = load_bayesian("kuhn_continuous")
     sol = solve_threshold(g_inf)

@@ -9,7 +9,7 @@ not is printed, with the opponent's cards under each: their showdown result and 
 opponent's own (lossless) class, which is what the matching of the published rule does
 not look at.
 
-    python -m equilibria.scripts.gameshrink_rules [DECK ...]
+    python -m research.gameshrink_rules [DECK ...]
 """
 
 from __future__ import annotations

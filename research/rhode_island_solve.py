@@ -1,6 +1,6 @@
 """Solve Rhode Island hold'em through GameShrink's shrunk game and certify the result.
 
-    python -m equilibria.scripts.rhode_island_solve [--method cfr+] [--time-limit 3600]
+    python -m research.rhode_island_solve [--method cfr+] [--time-limit 3600]
         [--curve-out rhode_island_curve.csv] [--plot rhode_island_anytime.png]
 
 With a first-order method (``cfr+``, ``dcfr``, ``mirror-prox``) no LP is built: the
@@ -53,8 +53,8 @@ def plot_curve(rows: list[dict], path: str, title: str) -> None:
 
 
 def _first_order(args: argparse.Namespace, t0: float) -> None:
-    from ..api import solve_first_order
-    from ..shrink import shrink
+    from equilibria.api import solve_first_order
+    from equilibria.shrink import shrink
 
     report = shrink(args.game, rule=args.rule, build_lp=False)
     sf = report.filtered.sequence_form
@@ -108,10 +108,10 @@ def _first_order(args: argparse.Namespace, t0: float) -> None:
 
 
 def _lp(args: argparse.Namespace, t0: float) -> None:
-    from ..formulations import equilibrium_behaviors
-    from ..models.best_response import certify
-    from ..shrink import shrink
-    from ..solvers import solve
+    from equilibria.formulations import equilibrium_behaviors
+    from equilibria.models.best_response import certify
+    from equilibria.shrink import shrink
+    from equilibria.solvers import solve
 
     report = shrink(args.game, rule=args.rule)
     lp = report.lp

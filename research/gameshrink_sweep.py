@@ -1,6 +1,6 @@
 """Lossy GameShrink sweep: threshold against LP size and exploitability in the full game.
 
-    python -m equilibria.scripts.gameshrink_sweep [--game leduc:ranks=6] [--thresholds 2 1 0.5 0.2 0.1 0]
+    python -m research.gameshrink_sweep [--game leduc:ranks=6] [--thresholds 2 1 0.5 0.2 0.1 0]
 
 Thresholds are visited from the coarsest to 0 (lossless), which is the anytime use (Gilpin
 and Sandholm, "Finding equilibria in large sequential games of imperfect information", 2006)
@@ -16,12 +16,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ._report import finish, pyplot, write_rows
+from research._report import finish, pyplot, write_rows
 
 
 def run(game: str, thresholds: Iterable[float], out: Path, plot: bool = True) -> list[dict]:
     """Rows of the sweep (see the module docstring)."""
-    from ..shrink import solve_shrunk
+    from equilibria.shrink import solve_shrunk
 
     rows, t_start = [], time.perf_counter()
     for thr in sorted(thresholds, reverse=True):

@@ -20,7 +20,7 @@ The ``equivalent`` column counts merges after which no strategy of the abstract 
 tried (20 per merge, interior and pure) lowers the merged player's best-response value: a
 necessary condition for a merge to be lossless against every strategy, not a proof.
 
-    python -m equilibria.scripts.lossless_merges [DECK ...] [--csv FILE]
+    python -m research.lossless_merges [DECK ...] [--csv FILE]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ._report import write_rows
+from research._report import write_rows
 
 DECKS = ("leduc", "leduc:ranks=4", "rhode_island:ranks=4,suits=1", "rhode_island:ranks=3,suits=2")
 TOLERANCE = 1e-9

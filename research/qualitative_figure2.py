@@ -1,7 +1,7 @@
 """Ganzfried and Sandholm, "Computing equilibria by incorporating qualitative models" (2010),
 Figure 2: G_250 abstracted into buckets of consecutive cards.
 
-    python -m equilibria.scripts.qualitative_figure2 [--n 250] [--buckets 2 5 10 25 50 125] [--out figures]
+    python -m research.qualitative_figure2 [--n 250] [--buckets 2 5 10 25 50 125] [--out figures]
 
 For each bucket count b, G_n's cards are grouped into b buckets of consecutive cards
 (models.abstraction.uniform_buckets) in two ways: ``exact`` (buckets dealt with their true
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._report import finish, pyplot, write_rows
+from research._report import finish, pyplot, write_rows
 
 PAPER = {2: -0.2305, 5: -0.0667, 10: -0.0593, 25: -0.0569, 50: -0.0562, 125: -0.0560}
 
@@ -42,14 +42,14 @@ def run(
     """Compute the rows of Figure 2 (see the module docstring); returns them."""
     import numpy as np
 
-    from .. import solve_game
-    from ..formulations import best_abstract_equilibrium_lp, realization_plan
-    from ..instances import load_bayesian
-    from ..models.abstraction import uniform_buckets
-    from ..models.bayesian import plans_from_behavior
-    from ..models.sequence import SequenceForm
-    from ..models.strategy import behavior_from_realization
-    from ..solvers import solve
+    from equilibria import solve_game
+    from equilibria.formulations import best_abstract_equilibrium_lp, realization_plan
+    from equilibria.instances import load_bayesian
+    from equilibria.models.abstraction import uniform_buckets
+    from equilibria.models.bayesian import plans_from_behavior
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.models.strategy import behavior_from_realization
+    from equilibria.solvers import solve
 
     full = load_bayesian(f"generalized_kuhn:cards={n}").finite_game()
     full_efg = full.to_extensive()
