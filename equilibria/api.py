@@ -196,7 +196,7 @@ def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **opti
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
     if run.status != "optimal":
         run.value = float(run.certificate.payoffs[0])
-    run.dominance = reduced.lp_size() | {"passes": reduced.rounds}
+    run.dominance = reduced.report()
     return run
 
 

@@ -148,6 +148,10 @@ class ReducedSequenceForm:
             "columns_after": after["columns"],
         }
 
+    def report(self) -> dict:
+        """:meth:`lp_size` and the passes it took: what answers and reports show."""
+        return self.lp_size() | {"passes": self.rounds}
+
 
 class _EntriesBySequence:
     """One player's payoff entries sorted by the player's sequence, sorted once, so that

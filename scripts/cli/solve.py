@@ -121,7 +121,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         from ...models.dominance import eliminate_dominated
 
         reduced = eliminate_dominated(report.filtered.sequence_form)
-        dominance = reduced.lp_size() | {"passes": reduced.rounds}
+        dominance = reduced.report()
         lp = sequence_form_lp(reduced.sequence_form, 0) if args.write else None
     if args.write and lp is not None:
         write_problem(lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
