@@ -7,7 +7,7 @@ import pytest
 import equilibria
 from equilibria.api import solve_sequence_form
 from equilibria.shrink import shrink, solve_shrunk
-from tests.test_export_and_cli import run_cli
+from tests.conftest import run_cli
 
 PUBLISHED = {"kuhn": -1 / 18, "leduc": -0.085606424078}
 

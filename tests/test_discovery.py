@@ -8,10 +8,12 @@ import pytest
 
 from equilibria.instances.bayesian_games import river_endgame
 from equilibria.qualitative import ModelInfeasible, discover_model, solve_threshold
-from tests.test_user_workflows import one_line_refusal, run_cli
+from tests.conftest import one_line_refusal, run_cli
 
 
-@pytest.mark.parametrize("pot", [1.5, pytest.param(2.0, marks=pytest.mark.slow), 3.0])
+@pytest.mark.parametrize(
+    "pot", [pytest.param(1.5, marks=pytest.mark.slow), pytest.param(2.0, marks=pytest.mark.slow), 3.0]
+)
 def test_river_endgames_are_answered_by_a_found_model(pot):
     game = river_endgame(pot=pot)
     found = discover_model(game)

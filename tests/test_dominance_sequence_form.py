@@ -12,10 +12,10 @@ from equilibria.models.dominance import eliminate_dominated
 from equilibria.models.efg_io import write_efg
 from equilibria.models.sequence import SequenceForm
 from equilibria.shrink import solve_shrunk
+from tests.conftest import run_cli
 
 from .gambit_compat import equilibrium, first_payoff, is_behavior_profile
 from .random_games import random_game
-from .test_export_and_cli import run_cli
 
 PUBLISHED = {"kuhn": -1 / 18, "leduc": -0.085606424078, "liars_dice:sides=6": -7 / 258}
 

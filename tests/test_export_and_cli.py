@@ -1,22 +1,16 @@
 """MPS/LP export re-solves to the same value in HiGHS and SCIP; the CLI's output and errors."""
 
 import json
-import subprocess
-import sys
 
 import highspy
 import pyscipopt
 import pytest
 
+from tests.conftest import run_cli
+
 from .efg_samples import IMPERFECT_RECALL
 
 LEDUC_VALUE = -0.085606424078
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def highs_optimum(path):

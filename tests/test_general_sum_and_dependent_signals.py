@@ -8,8 +8,6 @@ extensive form generated card by card (``poker_game``), and a deck enumerated ca
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,14 +19,9 @@ from equilibria.instances.betting import one_street_betting
 from equilibria.models.bayesian import BayesianGame, FiniteSignalGame, SignalDistribution
 from equilibria.models.errors import GameError, UnknownInstanceError
 from equilibria.qualitative import solve_threshold
+from tests.conftest import run_cli
 
 from .gambit_compat import max_regret
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def gambit():

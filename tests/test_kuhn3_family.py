@@ -14,8 +14,7 @@ import pytest
 from equilibria.instances.registry import describe
 from equilibria.models import kuhn3_family as family
 from equilibria.models.sequence import SequenceForm
-
-from .test_nplayer import behaviour_table
+from tests.conftest import behaviour_table
 
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as os_policy  # noqa: E402
@@ -115,6 +114,7 @@ def test_other_games_are_not_compared(spec):
     assert family.membership(sf, [np.ones(ps.num_sequences) for ps in sf.players]) is None
 
 
+@pytest.mark.slow  # three-player MIP Nash on SCIP, about 30 s
 def test_nash_places_its_answer_in_the_family():
     """The MIP's equilibrium, checked by OpenSpiel; when it is a member, the member built
     from the parameters read off it is an equilibrium with the same payoffs."""

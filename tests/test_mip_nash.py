@@ -9,8 +9,6 @@ one of them, welfare being bilinear on each product set of equilibria); Kuhn pok
 """
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,15 +19,10 @@ from equilibria.models.errors import GameError
 from equilibria.models.nfg_io import NfgError, parse_nfg, read_nfg, write_nfg
 from equilibria.models.normal_form import NormalFormGame
 from equilibria.nash import solve_nash
+from tests.conftest import run_cli
 
 from .gambit_compat import max_regret, mixed, payoffs
 from .random_games import random_game
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture(scope="module")
@@ -447,6 +440,7 @@ def test_three_player_kuhn_poker_equilibrium_certified_by_openspiel():
     assert sum(answer.payoffs) == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_native_three_player_kuhn_poker_is_openspiels_and_solves(gbt):
     pyspiel = pytest.importorskip("pyspiel")
     pytest.importorskip("pyscipopt")

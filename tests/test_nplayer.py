@@ -23,28 +23,7 @@ from equilibria.models.efg import TERMINAL
 from equilibria.models.errors import EquilibriaError
 from equilibria.models.sequence import SequenceForm
 from equilibria.models.strategy import expected_payoffs, realization_from_behavior, uniform_behavior
-
-TOKEN = {"check": "p", "fold": "p", "bet": "b", "call": "b"}
-
-
-def openspiel_key(label: str) -> str:
-    """Our information-set label -> OpenSpiel's kuhn_poker information-state string."""
-    signal, _, history = label.partition(":")
-    return str(int(signal) - 1) + "".join(TOKEN[a] for a in history.split("-") if a)
-
-
-def behaviour_table(game, sf, behaviors):
-    """{OpenSpiel information state: action probabilities} of a behaviour profile."""
-    local, _ = game.local_infoset_numbering()
-    out = {}
-    for k in range(game.num_infosets):
-        p = int(game.infoset_player[k])
-        ps = sf.players[p]
-        first = int(ps.infoset_first_sequence[int(local[k])])
-        out[openspiel_key(str(game.infoset_labels[k]))] = np.asarray(
-            behaviors[p][first : first + int(game.infoset_num_actions[k])]
-        )
-    return out
+from tests.conftest import behaviour_table, openspiel_key
 
 
 def random_behavior(ps, rng):

@@ -13,24 +13,12 @@ from hypothesis import strategies as st
 
 import equilibria
 from equilibria.models.efg_io import write_efg
+from tests.conftest import assert_value_matches_gambit
 
 from .gambit_compat import equilibrium, first_payoff, is_behavior_profile
 from .random_games import random_game
 
 gbt = pytest.importorskip("pygambit")
-
-
-def assert_value_matches_gambit(game, tmp_path):
-    """Our value equals Gambit's LP value (its exact LCP where the LP profile is invalid)."""
-    path = tmp_path / "game.efg"
-    write_efg(game, path)
-    gg = gbt.read_efg(str(path))
-    theirs = equilibrium(gbt.nash.lp_solve(gg, rational=False))
-    if not is_behavior_profile(theirs, gg):
-        theirs = equilibrium(gbt.nash.lcp_solve(gg, rational=True))
-    ours = equilibria.solve_game(game)
-    assert ours.value == pytest.approx(first_payoff(theirs, gg), abs=1e-6)
-    assert ours.exploitability <= 1e-7
 
 
 # derandomized: the same 100 games every run, so a game on which a pygambit release is

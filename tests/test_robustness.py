@@ -15,14 +15,9 @@ from pathlib import Path
 import pytest
 
 from equilibria.scripts.cli import main
+from tests.conftest import run_cli
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
-
-
-def run_cli(*args, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=timeout
-    )
 
 
 def assert_refused(res, words):

@@ -6,12 +6,14 @@ from hypothesis import strategies as st
 
 import equilibria
 from equilibria.models.efg_io import write_efg
+from tests.conftest import assert_value_matches_gambit
 
 from .gambit_compat import equilibrium, first_payoff
 from .random_games import random_game
-from .test_random_games_vs_gambit import assert_value_matches_gambit, gbt
 
 pytestmark = pytest.mark.slow
+
+gbt = pytest.importorskip("pygambit")
 
 
 @settings(

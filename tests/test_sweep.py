@@ -131,7 +131,9 @@ def _cells_done(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.glob("*.json")} if folder.exists() else {}
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, pytest.param(signal.SIGKILL, marks=pytest.mark.slow)], ids=["SIGINT", "SIGKILL"]
+)
 def test_killed_sweep_resumes_without_repeating(sig, tmp_path):
     args = ["sweep", "--game", "leduc:ranks=3..6", "--option", "method=simplex,ipx", "-o", str(tmp_path / "k")]
     folder = tmp_path / "k.cells"

@@ -3,8 +3,6 @@ US-refinement (Ganzfried and Sandholm 2010, section 7.3), and the separate-progr
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -24,14 +22,9 @@ from equilibria.qualitative import (
     solve_threshold,
     solve_threshold_separately,
 )
+from tests.conftest import run_cli
 
 PAPER = ["standard", "shifted", "check_first"]
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def embeddings_by_enumeration(coarse: list[dict], fine: list[dict]) -> int:

@@ -5,8 +5,6 @@ OpenSpiel's NashConv), the bound at the answer against the exact certificate, ro
 reach epsilon, and time limits that bound the whole command."""
 
 import json
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -20,8 +18,7 @@ from equilibria.instances.bayesian_games import standard_models
 from equilibria.instances.registry import describe
 from equilibria.qualitative import _certified, solve_threshold
 from equilibria.solvers import solve_model
-
-from .test_threshold_nplayer import openspiel_nash_conv
+from tests.conftest import openspiel_nash_conv, run_cli
 
 # three players, two cards dealt independently (ties split the pot): HiGHS answers in seconds
 TINY = "kuhn_continuous:players=3,cards=2,deal=independent"
@@ -29,12 +26,6 @@ TINY = "kuhn_continuous:players=3,cards=2,deal=independent"
 # the simplest member of Szafron, Gibson and Sturtevant's family ("A parameterized family of
 # equilibrium profiles for three-player Kuhn poker", 2013), as thresholds of the shipped model
 FAMILY_MEMBER = ([2.5, 3.0], [2.5, 3.0], [1.5, 2.0, 2.5, 3.0])
-
-
-def run_cli(*args, timeout=600):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=timeout
-    )
 
 
 @pytest.mark.parametrize("k", [2, 3, 5])
@@ -169,6 +160,7 @@ def test_rounds_apply_to_located_programs_only():
         solve_threshold("one_street:pot=2", rounds=3)
 
 
+@pytest.mark.slow
 def test_exact_products_on_scip_answer_or_fail_in_one_line():
     """SCIP 10 aborts the process (heap corruption) on this program; the solve runs in a
     child process, so the command either answers with a certificate or exits 2 with one

@@ -4,8 +4,6 @@ promised NashConv bound, three-player Kuhn poker against the published equilibri
 and against OpenSpiel's NashConv of the same profile."""
 
 import json
-import subprocess
-import sys
 
 import pyomo.environ as pyo
 import pytest
@@ -15,31 +13,13 @@ from equilibria.instances.bayesian_games import standard_models
 from equilibria.instances.registry import describe
 from equilibria.models.checks import OptionError
 from equilibria.qualitative import solve_threshold
-
-from .test_nplayer import behaviour_table
+from tests.conftest import openspiel_nash_conv, run_cli
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python import policy as os_policy  # noqa: E402
-from open_spiel.python.algorithms import exploitability as os_exploitability  # noqa: E402
+
 
 # three players, three cards, all dealt: a small game the same model fits
 SMALL = "generalized_kuhn:players=3,cards=3"
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "equilibria.scripts.cli", *args], capture_output=True, text=True, timeout=600
-    )
-
-
-def openspiel_nash_conv(sol, players):
-    sf = sol.sequence_form
-    table = behaviour_table(sf.game, sf, sol.behaviors)
-    os_game = pyspiel.load_game(f"kuhn_poker(players={players})")
-    pol = os_policy.TabularPolicy(os_game)
-    for key, row in pol.state_lookup.items():
-        pol.action_probability_array[row] = table[key]
-    return os_exploitability.nash_conv(os_game, pol)
 
 
 @pytest.mark.parametrize("spec", ["one_street:pot=2", "kuhn_continuous", "generalized_kuhn:cards=6"])
@@ -50,6 +30,7 @@ def test_two_players_have_no_products(spec):
     assert program.promised_epsilon == 0.0 and program.breakpoints is None
 
 
+@pytest.mark.slow
 def test_three_player_kuhn_exact_products_on_scip():
     sol = solve_threshold("kuhn:players=3", backend="scip", products="exact", epsilon=1e-3)
     assert sol.program.num_products > 0
@@ -79,6 +60,7 @@ def test_highs_log_and_scip_exact_agree_within_the_promise():
 TINY = "kuhn_continuous:players=3,cards=2,deal=independent"
 
 
+@pytest.mark.slow
 def test_highs_scip_sos2_and_scip_exact_agree_within_the_promise():
     exact = solve_threshold(TINY, backend="scip", products="exact")
     sos2 = solve_threshold(TINY, backend="scip", products="sos2", breakpoints=3)
