@@ -77,11 +77,12 @@ clean:
 
 # The oldest releases pyproject.toml admits, in a venv of their own: pyomo at its lower bound
 # (read from pyproject.toml, so this checks whatever bound is declared), numpy and pandas at
-# theirs, scipy at 1.11.1 (1.11.0 is yanked). highspy is left to resolve: 1.7.1, the oldest
-# release >=1.7, lacks Highs.HandleUserInterrupt. A bound raised past a pin here fails the install.
+# theirs, scipy at 1.11.1 (1.11.0 is yanked), highspy at its bound, 1.11.0 (through 1.10.0 PDLP
+# returns a value of the wrong sign; 1.7.1 lacks Highs.HandleUserInterrupt).
+# A bound raised past a pin here fails the install.
 VENV_OLDEST := .venv-oldest
 OLDEST_PYOMO := $(shell sed -n 's/^ *"pyomo>=\([0-9.]*\)".*/\1/p' pyproject.toml)
-OLDEST_PINS := pyomo==$(OLDEST_PYOMO) numpy==1.26.0 scipy==1.11.1 pandas==2.0.0
+OLDEST_PINS := pyomo==$(OLDEST_PYOMO) numpy==1.26.0 scipy==1.11.1 pandas==2.0.0 highspy==1.11.0
 # a fast subset that builds, compiles (standard form, LP/MPS, bigm/hull) and solves Pyomo
 # models, the slowest few left out: about a minute
 OLDEST_TESTS := tests/test_pyomo_matrix.py tests/test_backends.py tests/test_threshold.py tests/test_mip_nash.py \

@@ -339,8 +339,8 @@ def test_highs_concurrent_race_runs_when_asked(kuhn_lp):
 
 def test_default_lp_method_gives_the_same_strategies_under_load():
     """The default method is a rule on the LP alone: two busy processes on the machine
-    change neither the method nor the strategies (Leduc has many equilibria, and simplex and
-    IPX return different ones)."""
+    change neither the method nor the strategies (Leduc has many equilibria, and which one
+    is returned depends on the method)."""
     import subprocess
     import sys
 
@@ -357,9 +357,7 @@ def test_default_lp_method_gives_the_same_strategies_under_load():
     assert idle.method == busy.method == "ipx"
     for a, b in zip(idle.behaviors, busy.behaviors):
         np.testing.assert_array_equal(a, b)
-    simplex = solve_game("leduc:ranks=5", method="simplex")
-    assert simplex.value == pytest.approx(idle.value, abs=1e-9)
-    assert any(not np.allclose(a, b) for a, b in zip(idle.behaviors, simplex.behaviors))
+    assert idle.exploitability <= 1e-9
 
 
 def test_status_compares_with_plain_words():
