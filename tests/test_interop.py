@@ -89,7 +89,9 @@ def openspiel_census(os_game):
     return len(states), terminal, chance, infosets, actions
 
 
-@pytest.mark.parametrize("name", ALL_GAMES)
+@pytest.mark.parametrize(
+    "name", [pytest.param(g, marks=pytest.mark.slow) if g == "liars_dice" else g for g in ALL_GAMES]
+)  # OpenSpiel's Liar's dice tree walked state by state in Python (about 6 s): make test-slow
 def test_tree_matches_openspiel_enumeration(name, openspiel_games):
     os_game, game = openspiel_games(name)
     nodes, terminal, chance, infosets, actions = openspiel_census(os_game)

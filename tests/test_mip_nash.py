@@ -421,6 +421,7 @@ def test_cli_nash_three_players_prints_the_promise_and_writes_the_model(gbt, tmp
 
 
 # ---------------------------------------------------------------- three-player Kuhn poker
+@pytest.mark.slow  # about 15 s; the three-player command-line test runs the same route
 def test_three_player_kuhn_poker_equilibrium_certified_by_openspiel():
     pyspiel = pytest.importorskip("pyspiel")
     pytest.importorskip("pyscipopt")
