@@ -104,7 +104,7 @@ def main() -> None:
                 else gbt.Game.from_arrays(*game.payoffs)
             )
         else:
-            from equilibria.models.gambit_io import to_pygambit
+            from equilibria.interop.gambit import to_pygambit
 
             theirs = to_pygambit(game)
         best_welfare = None

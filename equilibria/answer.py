@@ -144,8 +144,8 @@ class Answer:
     def to_tabular_policy(self) -> Any:
         """The answer as an OpenSpiel ``TabularPolicy``, for games loaded from OpenSpiel
         (``openspiel:GAME``), whose information states and action ids the game keeps."""
+        from .interop.openspiel import pyspiel_module, to_tabular_policy
         from .models.errors import EquilibriaError
-        from .models.openspiel_io import pyspiel_module, to_tabular_policy
 
         game = None if self.sequence_form is None else self.sequence_form.game
         source = getattr(game, "openspiel", None)

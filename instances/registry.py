@@ -575,7 +575,7 @@ def describe(spec: Any) -> GameDescription:
             factories["extensive"] = _signal_extensive(lambda: spec, spec.name)
         return GameDescription(spec.name, spec.name, {}, factories)
     if type(spec).__module__.startswith("pygambit"):
-        from ..models.gambit_io import from_pygambit
+        from ..interop.gambit import from_pygambit
 
         game = from_pygambit(spec)
         return GameDescription(
@@ -647,7 +647,7 @@ def _openspiel(spec: str) -> GameDescription:
 
     def build() -> ExtensiveGame:
         try:
-            from ..models.openspiel_io import from_openspiel
+            from ..interop.openspiel import from_openspiel
         except ImportError as exc:  # the module or OpenSpiel itself
             raise UnknownInstanceError(f"{spec}: OpenSpiel is not installed (pip install open_spiel): {exc}") from None
         return from_openspiel(game_string)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
 from ..models.errors import EquilibriaError
-from ..models.presentation import Presentation, _edge_text
+from ..presentation import Presentation, _edge_text
 
 
 class InputEnded(EquilibriaError):

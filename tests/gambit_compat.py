@@ -36,7 +36,7 @@ def max_regret(game, sequence_form, behaviors) -> float:
     import numpy as np
     from pygambit import H
 
-    from equilibria.models.gambit_io import to_pygambit
+    from equilibria.interop.gambit import to_pygambit
 
     gg = to_pygambit(game)
     profile = gg.mixed_behavior_profile(rational=False)

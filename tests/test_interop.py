@@ -54,7 +54,7 @@ def pyspiel():
 
 @pytest.fixture(scope="module")
 def openspiel_games(pyspiel):
-    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.interop.openspiel import from_openspiel
 
     cache = {}
 
@@ -148,7 +148,7 @@ def test_game_value_is_published_value(name, published, openspiel_games):
 def _assert_exploitability_matches(name, openspiel_games):
     from open_spiel.python.algorithms import exploitability as os_exploitability
 
-    from equilibria.models.openspiel_io import from_tabular_policy, to_tabular_policy
+    from equilibria.interop.openspiel import from_tabular_policy, to_tabular_policy
 
     os_game, game = openspiel_games(name)
     sol = equilibria.solve_game(game)
@@ -185,7 +185,7 @@ def test_exploitability_equals_openspiel_full_liars_dice(openspiel_games):
 def test_nash_conv_equals_openspiel_n_players_general_sum(name, openspiel_games):
     from open_spiel.python.algorithms import exploitability as os_exploitability
 
-    from equilibria.models.openspiel_io import to_tabular_policy
+    from equilibria.interop.openspiel import to_tabular_policy
 
     os_game, game = openspiel_games(name)
     sf = SequenceForm(game)
@@ -206,7 +206,7 @@ def test_openspiel_policy_is_read_back(openspiel_games):
     from open_spiel.python import policy as os_policy
     from open_spiel.python.algorithms import exploitability as os_exploitability
 
-    from equilibria.models.openspiel_io import from_tabular_policy
+    from equilibria.interop.openspiel import from_tabular_policy
 
     os_game, game = openspiel_games("leduc_poker")
     policy = os_policy.TabularPolicy(os_game)
@@ -220,7 +220,7 @@ def test_openspiel_policy_is_read_back(openspiel_games):
 
 
 def test_openspiel_refusals_name_game_and_reason(pyspiel):
-    from equilibria.models.openspiel_io import OpenSpielError, from_openspiel
+    from equilibria.interop.openspiel import OpenSpielError, from_openspiel
 
     with pytest.raises(OpenSpielError, match=r"goofspiel.*simultaneous"):
         from_openspiel("goofspiel")
@@ -234,7 +234,7 @@ def test_openspiel_refusals_name_game_and_reason(pyspiel):
 
 
 def test_export_refuses_a_game_not_from_openspiel(pyspiel):
-    from equilibria.models.openspiel_io import OpenSpielError, to_tabular_policy
+    from equilibria.interop.openspiel import OpenSpielError, to_tabular_policy
 
     game = equilibria.load("kuhn")
     sf = SequenceForm(game)
@@ -285,7 +285,7 @@ def gambit_value(gbt, gg) -> float:
 
 @pytest.mark.parametrize("game", efg_games(), ids=lambda g: g.title)
 def test_efg_instances_round_trip_through_pygambit(game, gbt):
-    from equilibria.models.gambit_io import from_pygambit, to_pygambit
+    from equilibria.interop.gambit import from_pygambit, to_pygambit
 
     gg = to_pygambit(game)
     back = from_pygambit(gg)
@@ -297,7 +297,7 @@ def test_efg_instances_round_trip_through_pygambit(game, gbt):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_random_games_round_trip_through_pygambit(seed, gbt):
-    from equilibria.models.gambit_io import from_pygambit, to_pygambit
+    from equilibria.interop.gambit import from_pygambit, to_pygambit
 
     game = random_game(seed)
     gg = to_pygambit(game)
@@ -316,7 +316,7 @@ def test_random_games_round_trip_through_pygambit(seed, gbt):
 def test_pygambit_reads_exact_fractions_and_payoffs(gbt):
     from pygambit import H
 
-    from equilibria.models.gambit_io import to_pygambit
+    from equilibria.interop.gambit import to_pygambit
 
     b = GameBuilder(["Row", "Column"], title="fractions")
     x, y = b.chance(b.root, [("x", "1/3"), ("y", "2/3")])
@@ -329,7 +329,7 @@ def test_pygambit_reads_exact_fractions_and_payoffs(gbt):
 
 def test_from_pygambit_reads_gambit_parsed_files(gbt):
     """pygambit's own parser builds the game; we read it back through its API."""
-    from equilibria.models.gambit_io import from_pygambit
+    from equilibria.interop.gambit import from_pygambit
 
     for path in sorted(INSTANCES.glob("*.efg")):
         ours = read_efg(path)
@@ -341,7 +341,7 @@ def test_from_pygambit_reads_gambit_parsed_files(gbt):
 def test_labels_gambit_refuses_are_replaced(gbt):
     from pygambit import H
 
-    from equilibria.models.gambit_io import from_pygambit, to_pygambit
+    from equilibria.interop.gambit import from_pygambit, to_pygambit
 
     b = GameBuilder(["Chance", "Chance"], title="bad labels")
     kids = b.decision(b.root, 0, "I", ["", "go", "go"])
@@ -359,16 +359,16 @@ def test_labels_gambit_refuses_are_replaced(gbt):
 
 def test_openspiel_game_solved_by_pygambit(pyspiel, gbt):
     """OpenSpiel's Kuhn poker through pygambit: Gambit's LCP finds Kuhn's value -1/18."""
-    from equilibria.models.gambit_io import to_pygambit
-    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.interop.gambit import to_pygambit
+    from equilibria.interop.openspiel import from_openspiel
 
     gg = to_pygambit(from_openspiel("kuhn_poker"))
     assert gambit_value(gbt, gg) == pytest.approx(-1 / 18, abs=1e-9)
 
 
 def test_three_player_game_round_trips_through_pygambit(pyspiel, gbt):
-    from equilibria.models.gambit_io import from_pygambit, to_pygambit
-    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.interop.gambit import from_pygambit, to_pygambit
+    from equilibria.interop.openspiel import from_openspiel
 
     game = from_openspiel("kuhn_poker(players=3)")
     gg = to_pygambit(game)

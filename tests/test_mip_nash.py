@@ -341,8 +341,8 @@ SHERIFF_SIZES = [
 def test_sheriff_tree_equals_openspiel(params):
     pyspiel = pytest.importorskip("pyspiel")
     from equilibria.instances.registry import load
+    from equilibria.interop.openspiel import from_openspiel
     from equilibria.models.efg import TERMINAL
-    from equilibria.models.openspiel_io import from_openspiel
     from equilibria.models.sequence import SequenceForm
 
     theirs = dict(params)
@@ -359,7 +359,7 @@ def test_sheriff_tree_equals_openspiel(params):
 
 def test_sheriff_equilibria_are_certified_and_agree_with_openspiels_tree(gbt):
     pyspiel = pytest.importorskip("pyspiel")
-    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.interop.openspiel import from_openspiel
 
     reference = from_openspiel(pyspiel.load_game("sheriff", {"max_items": 3, "max_bribe": 3, "num_rounds": 1}))
     ours = solve_nash("sheriff:max_items=3,max_bribe=3,rounds=1", objective="welfare")
@@ -428,7 +428,7 @@ def test_three_player_kuhn_poker_equilibrium_certified_by_openspiel():
     from open_spiel.python.algorithms import exploitability as os_exploitability
     from open_spiel.python.algorithms.expected_game_score import policy_value
 
-    from equilibria.models.openspiel_io import from_openspiel, to_tabular_policy
+    from equilibria.interop.openspiel import from_openspiel, to_tabular_policy
 
     os_game = pyspiel.load_game("kuhn_poker(players=3)")
     game = from_openspiel(os_game)
@@ -446,7 +446,7 @@ def test_native_three_player_kuhn_poker_is_openspiels_and_solves(gbt):
     pyspiel = pytest.importorskip("pyspiel")
     pytest.importorskip("pyscipopt")
     from equilibria.instances.registry import load
-    from equilibria.models.openspiel_io import from_openspiel
+    from equilibria.interop.openspiel import from_openspiel
     from equilibria.models.sequence import SequenceForm
 
     ours, theirs = load("kuhn:players=3"), from_openspiel(pyspiel.load_game("kuhn_poker(players=3)"))
@@ -537,7 +537,7 @@ def test_three_player_kuhn_poker_log_products_on_highs_reach_epsilon_certified_b
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms import exploitability as os_exploitability
 
-    from equilibria.models.openspiel_io import from_openspiel, to_tabular_policy
+    from equilibria.interop.openspiel import from_openspiel, to_tabular_policy
 
     os_game = pyspiel.load_game("kuhn_poker(players=3)")
     game = from_openspiel(os_game)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import equilibria
-from equilibria.models.presentation import belief_report, present, strategy_report
+from equilibria.presentation import belief_report, present, strategy_report
 
 
 def _cli(*args, **kw):

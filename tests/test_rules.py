@@ -255,9 +255,9 @@ def test_three_player_leduc_rules_are_openspiels_game():
     from open_spiel.python import policy as policy_lib
     from open_spiel.python.algorithms import expected_game_score
 
-    from equilibria.models.presentation import present
     from equilibria.models.sequence import SequenceForm
     from equilibria.models.strategy import uniform_behavior
+    from equilibria.presentation import present
 
     game = load("leduc3_rules")
     counts = game.counts()

@@ -106,7 +106,7 @@ def test_openspiel_games_load_through_the_registry_and_answers_export_as_policie
 
 def test_pygambit_games_are_game_descriptions():
     gbt = pytest.importorskip("pygambit")
-    from equilibria.models.gambit_io import to_pygambit
+    from equilibria.interop.gambit import to_pygambit
 
     g = to_pygambit(equilibria.load("small_poker"))
     ours = equilibria.solve(g).value

@@ -326,7 +326,7 @@ def test_plots_are_checked_before_the_work_and_follow_the_infoset_filter(tmp_pat
     pytest.importorskip("matplotlib")
     import matplotlib
 
-    from equilibria.models.presentation import plot_strategies, present
+    from equilibria.presentation import plot_strategies, present
     from equilibria.scripts.play import equilibrium_for
 
     answer = equilibrium_for("kuhn")

@@ -26,7 +26,7 @@ SHOW_TIME_LIMIT_HELP = "seconds for the solver (general-sum and 3+ player games:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from ...models.output import atomic_output
-    from ...models.presentation import (
+    from ...presentation import (
         belief_report,
         check_plot_target,
         plot_strategies,
@@ -91,7 +91,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from ...models.presentation import present
+    from ...presentation import present
     from ..play import equilibrium_for, parse_seat, play
 
     answer = equilibrium_for(args.game, args.backend, args.time_limit)

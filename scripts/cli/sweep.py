@@ -33,7 +33,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             target[name.strip()] = values
     cells = grid.cells()
     if args.plot:
-        from ...models.presentation import check_plot_target
+        from ...presentation import check_plot_target
 
         if not args.x or not args.y:
             raise SweepError("--plot needs --x COLUMN and --y COLUMN")

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .efg import CHANCE, TERMINAL, ExtensiveGame
-from .errors import EquilibriaError
+from .models.efg import CHANCE, TERMINAL, ExtensiveGame
+from .models.errors import EquilibriaError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -224,7 +224,7 @@ def check_plot_target(path: str) -> None:
     """EquilibriaError, before any work, when a plot cannot be written to ``path``:
     matplotlib is missing, it writes no format with that file ending, or the target is
     no regular file in an existing folder."""
-    from .output import check_target
+    from .models.output import check_target
 
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg

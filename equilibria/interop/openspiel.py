@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from .efg import CHANCE, TERMINAL, ExtensiveGame, OpenSpielSource, segment_ranges
-from .errors import EquilibriaError, GameError
+from ..models.efg import CHANCE, TERMINAL, ExtensiveGame, OpenSpielSource, segment_ranges
+from ..models.errors import EquilibriaError, GameError
 
 #: Default limit on the number of tree nodes :func:`from_openspiel` will expand.
 DEFAULT_MAX_NODES = 20_000_000

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .efg import CHANCE, TERMINAL, ExtensiveGame
-from .efg_io import _simplest_text
-from .errors import EquilibriaError, GameError
+from ..models.efg import CHANCE, TERMINAL, ExtensiveGame
+from ..models.efg_io import _simplest_text
+from ..models.errors import EquilibriaError, GameError
 
 
 class GambitError(EquilibriaError):
