@@ -35,13 +35,14 @@ _EXPORTS = {
     "register_route": ".routes",
     "solve": ".routes",
     "solve_threshold": ".qualitative",
-    "solve_pyomo": ".pyomo_models",
+    "solve_pyomo": ".solvers:solve_model",  # one way to solve a Pyomo model, two names
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        value = getattr(import_module(_EXPORTS[name], __name__), name)
+        module, _, attribute = _EXPORTS[name].partition(":")
+        value = getattr(import_module(module, __name__), attribute or name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'equilibria' has no attribute '{name}'")

@@ -29,7 +29,7 @@ from .models.parametric import ModelError, ModelInfeasible, ParametricModel, pro
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.threshold_best_response import threshold_exploitability
-from .solvers import Status, default_indicators, get_backend, solve_disjunctive
+from .solvers import Status, default_indicators, get_backend, solve_model
 
 #: Cells of the discretisation on which continuous answers are verified.
 DEFAULT_CELLS = 4000
@@ -354,8 +354,8 @@ def solve_threshold(
     indicators = indicators or default_indicators(backend, program.model)
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):
-        sol = solve_disjunctive(
-            program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose, method=method
+        sol = solve_model(
+            program.model, backend, indicators=indicators, time_limit=time_limit, verbose=verbose, method=method
         )
     t2 = time.perf_counter()
     if sol.status == "infeasible":
@@ -723,9 +723,7 @@ def _solve_joined(
         indicators = indicators or default_indicators(backend, program.model)
         t2 = time.perf_counter()
         with stage(f"solving the joined threshold program with {backend}"):
-            sol = solve_disjunctive(
-                program.model, backend=backend, indicators=indicators, time_limit=time_limit, verbose=verbose
-            )
+            sol = solve_model(program.model, backend, indicators=indicators, time_limit=time_limit, verbose=verbose)
         t3 = time.perf_counter()
         seconds["build"] += t2 - t1
         seconds["solve"] += t3 - t2
@@ -823,7 +821,7 @@ def satisfies_model(
         value = float(thresholds[p][j - 1])
         program.model.t[k].setlb(value - 1e-9)
         program.model.t[k].setub(value + 1e-9)
-    sol = solve_disjunctive(program.model, backend=backend, indicators=default_indicators(backend, program.model))
+    sol = solve_model(program.model, backend, indicators=default_indicators(backend, program.model))
     if sol.status not in ("optimal", "infeasible"):
         raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
     return sol.status == "optimal"

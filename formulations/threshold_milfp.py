@@ -68,7 +68,7 @@ continuous signals; finite signals with three or more players go to
 the split cards' fractions and bounds the error where the solver lands.
 
 The program has no objective (a feasibility problem). ``to_pyomo`` returns the model with
-disjunctions; ``solvers.solve_disjunctive`` turns them into big-M or hull constraints, or
+disjunctions; ``solvers.solve_model`` turns them into big-M or hull constraints, or
 SCIP's native indicator constraints (with SOS2 sets and bilinear rows passed as SCIP's own).
 """
 

@@ -86,8 +86,13 @@ def solve_model(
     verbose: bool = False,
     options: dict | None = None,
 ) -> Solution:
-    """Solve the Pyomo ``model`` with ``backend``; returns the Solution and loads the
-    values into the model's variables. See :meth:`Backend.solve_model`."""
+    """Solve the Pyomo ``model`` (linear, mixed-integer, with SOS sets, GDP disjunctions or
+    products of variables) with ``backend``; returns the Solution and loads the values into
+    the model's variables (``Solution.active_disjuncts`` lists the disjuncts that hold).
+    ``indicators`` says how disjunctions reach the solver (``native``, ``bigm``, ``hull``);
+    ``method`` picks one of the backend's solvers where it has several. Matrix-row families
+    of a model made by ``LinearProgram.to_pyomo()`` are passed as arrays. Also exported as
+    ``equilibria.solve_pyomo``. See :meth:`Backend.solve_model`."""
     return get_backend(backend).solve_model(
         model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose, options=options
     )
@@ -106,26 +111,6 @@ def default_indicators(backend: str, model: pyo.ConcreteModel | None = None) -> 
     ``bigm``."""
     known = registered().get(backend)
     return known.default_indicators(model) if known is not None else "bigm"
-
-
-def solve_disjunctive(
-    model: pyo.ConcreteModel,
-    backend: str = "highs",
-    indicators: str | None = None,
-    time_limit: float | None = None,
-    verbose: bool = False,
-    method: str | None = None,
-) -> Solution:
-    """Solve ``model`` (a Pyomo model with disjunctions) with backend ``backend`` (and its
-    ``method``, for a backend with several MIP solvers such as OR-Tools' scip and cp_sat).
-
-    Returns the backend's :class:`~equilibria.solvers.Solution`; the variable values are
-    loaded into ``model`` itself and ``Solution.active_disjuncts`` lists the disjuncts that
-    hold. See :meth:`~equilibria.solvers.Backend.solve_model`.
-    """
-    return get_backend(backend).solve_model(
-        model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose
-    )
 
 
 def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bigm") -> str:
@@ -167,7 +152,6 @@ __all__ = [
     "register_family",
     "registered",
     "solve",
-    "solve_disjunctive",
     "solve_model",
     "write_disjunctive",
     "write_problem",

@@ -1,12 +1,12 @@
-"""Solve linear programs with disjunctions (Pyomo GDP): big-M, hull or native indicators.
-
-``solve_disjunctive(model, backend, indicators)``:
+"""Programs with disjunctions (Pyomo GDP): how ``solve_model(model, backend, indicators=...)``
+passes them to a backend.
 
 ``indicators="bigm"``   Pyomo's ``gdp.bigm`` (M from the variable bounds), then the backend
 ``indicators="hull"``   Pyomo's ``gdp.hull`` (convex hull reformulation), then the backend
 ``indicators="native"`` backends with the ``indicators`` capability (SCIP): every disjunct
                         becomes a binary with SCIP indicator constraints (``z = 1 => row``),
-                        added through PySCIPOpt because Pyomo has no indicator constraints.
+                        added through PySCIPOpt because Pyomo has no indicator constraints
+                        (:func:`equilibria.solvers.scip.build_native_scip`).
 
 Variable values are loaded into the model's own variables; the returned
 :class:`~equilibria.solvers.Solution` lists the active disjuncts.
