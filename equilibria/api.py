@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
 from .models.treeplex import Treeplex
+from .routes import Outcome, RouteOptions, Steps
 from .solvers import Solution, Status, get_backend, solve
 from .solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
 
@@ -458,6 +459,90 @@ class GameSolution(Answer):
         return {"attempts": self.attempts, "curve": self.curve, "dominance": self.dominance}
 
 
+@dataclass(kw_only=True)
+class LPOptions(RouteOptions):
+    """The ``lp`` route's options (see :func:`solve_sequence_form`)."""
+
+    method: str | None = field(default=None, metadata={"help": "the backend's algorithm where it has several"})
+    target_exploitability: float | None = field(
+        default=None, metadata={"help": "stop once the certified exploitability is at most this (anytime)"}
+    )
+    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+    both_lps: bool = field(default=False, metadata={"help": "solve player 2's LP too instead of reading duals"})
+    algorithm: Literal["lp", "cfr+", "dcfr", "mirror-prox"] = field(
+        default="lp", metadata={"help": "the LP, or a first-order method on the saddle point"}
+    )
+    iterations: int | None = field(default=None, metadata={"help": "a first-order method's iterations"})
+    eliminate_dominated: bool = field(default=False, metadata={"help": "remove dominated actions first"})
+
+
+class SequenceFormLP(Steps):
+    """The ``lp`` route: the sequence form of the full game, then its LP (or a first-order
+    method), certified in the game itself."""
+
+    Options = LPOptions
+    build_key = "sequence_form"
+    build_message = "building the sequence form"
+
+    def build(self, view: ExtensiveGame, options: LPOptions) -> tuple[SequenceForm, float]:
+        sf = SequenceForm(view)
+        what = "the sequence-form LP" if options.algorithm == "lp" else options.algorithm
+        return sf, check_two_player_zero_sum(sf, what)
+
+    def solve(self, problem: tuple[SequenceForm, float], options: LPOptions, deadline: float | None) -> Outcome:
+        sf, constant = problem
+        times: dict[str, float] = {}
+        left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        run = solve_sequence_form(
+            sf,
+            options.backend,
+            method=options.method,
+            time_limit=left,
+            target_exploitability=options.target_exploitability,
+            verbose=options.verbose,
+            both_lps=options.both_lps,
+            times=times,
+            algorithm=options.algorithm,
+            iterations=options.iterations,
+            eliminate_dominated=options.eliminate_dominated,
+        )
+        return Outcome(
+            status=run.status,
+            backend=run.backend,
+            method=run.method,
+            behaviors=run.behaviors,
+            sequence_form=sf,
+            value=run.value,
+            certificate=run.certificate,
+            sizes=run.sizes,
+            seconds=times,
+            details={"run": run, "payoff_sum": constant},
+        )
+
+    def answer(self, name: str, outcome: Outcome, options: LPOptions) -> GameSolution:
+        run = outcome.details["run"]
+        sf = cast(SequenceForm, outcome.sequence_form)
+        return GameSolution(
+            route=name,
+            game_name=sf.game.title or "game",
+            status=run.status,
+            backend=run.backend,
+            algorithm=run.algorithm,
+            method=run.method,
+            value=run.value,
+            certificate=run.certificate,
+            sequence_form=sf,
+            behaviors=run.behaviors,
+            sizes=run.sizes,
+            game=sf.game,
+            solutions=run.solutions,
+            attempts=run.attempts,
+            curve=run.curve,
+            dominance=run.dominance,
+            payoff_sum=outcome.details["payoff_sum"],
+        )
+
+
 def solve_game(
     game: Any,
     backend: str = "highs",
@@ -471,63 +556,39 @@ def solve_game(
     iterations: int | None = None,
     eliminate_dominated: bool = False,
 ) -> GameSolution:
-    """Solve a two-player zero-sum game by its sequence-form LP and certify the result.
+    """Solve a two-player zero-sum game by its sequence-form LP and certify the result: the
+    ``lp`` route (:class:`SequenceFormLP`) through the route skeleton.
 
     ``game`` is an ExtensiveGame or anything the game registry resolves (a name such as
     ``"leduc:ranks=4"``, a ``.efg`` path, ``openspiel:GAME``). Options as in
     :func:`solve_sequence_form`; ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves
     by a first-order method instead of the LP (:func:`solve_first_order`).
     """
-    from .instances.registry import describe
+    from .routes import solve
 
-    times: dict[str, float] = {}
-    if not isinstance(game, ExtensiveGame):
-        t = time.perf_counter()
-        game = describe(game).view("extensive", "the sequence-form LP")
-        times["game"] = times.get("game", 0.0) + time.perf_counter() - t
-    t0 = time.perf_counter()
-    with stage("building the sequence form"):
-        sf = SequenceForm(game)
-    times["sequence_form"] = time.perf_counter() - t0
-    constant = check_two_player_zero_sum(sf, "the sequence-form LP" if algorithm == "lp" else algorithm)
-    run = solve_sequence_form(
-        sf,
-        backend,
-        method=method,
-        time_limit=time_limit,
-        target_exploitability=target_exploitability,
-        verbose=verbose,
-        both_lps=both_lps,
-        times=times,
-        algorithm=algorithm,
-        iterations=iterations,
-        eliminate_dominated=eliminate_dominated,
-    )
-    return GameSolution(
-        route="lp",
-        game_name=game.title or "game",
-        status=run.status,
-        backend=run.backend,
-        algorithm=run.algorithm,
-        method=run.method,
-        value=run.value,
-        certificate=run.certificate,
-        sequence_form=sf,
-        behaviors=run.behaviors,
-        sizes=run.sizes,
-        seconds=times,
-        game=game,
-        solutions=run.solutions,
-        attempts=run.attempts,
-        curve=run.curve,
-        dominance=run.dominance,
-        payoff_sum=constant,
+    return cast(
+        GameSolution,
+        solve(
+            game,
+            "lp",
+            backend=backend,
+            method=method,
+            time_limit=time_limit,
+            target_exploitability=target_exploitability,
+            verbose=verbose,
+            both_lps=both_lps,
+            algorithm=algorithm,
+            iterations=iterations,
+            eliminate_dominated=eliminate_dominated,
+        ),
     )
 
 
 __all__ = [
     "ANYTIME_TOLERANCES",
     "GameSolution",
+    "LPOptions",
+    "SequenceFormLP",
     "LPRun",
     "solve_first_order",
     "solve_game",

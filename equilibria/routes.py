@@ -79,7 +79,7 @@ class Outcome:
     """
 
     status: str
-    backend: str
+    backend: str | None  # None when no solver ran (a first-order method)
     method: str | None = None
     behaviors: list | None = None
     sequence_form: SequenceForm | None = None
@@ -88,6 +88,9 @@ class Outcome:
     certificate: Exploitability | None = None
     sizes: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
+    #: the solve step's own stages (an LP's build, transfer, solve, certificate), reported
+    #: in its place when given
+    seconds: dict = field(default_factory=dict)
 
 
 class Steps:
@@ -98,6 +101,9 @@ class Steps:
     Options: type[RouteOptions] = RouteOptions
     #: What the backend must solve: ``"lp"``, ``"milp"``, or None when the route uses none.
     needs: str | None = "lp"
+    #: The build step's name in the answer's seconds, and its progress message.
+    build_key = "build"
+    build_message = ""
 
     def build(self, view: Any, options: Any) -> Any:
         """The problem to solve (by default the view itself)."""
@@ -222,7 +228,7 @@ def load_plugins() -> None:
 register_route(
     "lp",
     "extensive",
-    "equilibria.api:solve_game",
+    "equilibria.api:SequenceFormLP",
     "the sequence-form LP of the full game (two players, zero-sum)",
     command="solve",
 )
@@ -450,13 +456,17 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
         return answer
     opts = steps.Options(**options)
     _past(deadline, time_limit, "while the game was built")
-    with timings.stage("build", f"building the {route} route's problem"):
+    with timings.stage(steps.build_key, steps.build_message or f"building the {route} route's problem"):
         problem = steps.build(view, opts)
     _past(deadline, time_limit, "while the problem was built")
     with timings.stage("solve", f"solving by the {route} route with {opts.backend}"):
         outcome = steps.solve(problem, opts, deadline)
-    with timings.stage("certify", "certifying by exact best responses"):
-        outcome = certified(view, outcome)
+    if outcome.seconds:  # the solve step timed its own stages
+        del timings["solve"]
+        timings.update(outcome.seconds)
+    if outcome.certificate is None or outcome.behaviors is None:
+        with timings.stage("certify", "certifying by exact best responses"):
+            outcome = certified(view, outcome)
     answer = steps.answer(r.name, outcome, opts)
     answer.game_name = answer.game_name or getattr(view, "title", "") or description.spec
     answer.seconds = dict(timings)
