@@ -59,6 +59,21 @@ class LPRun:
     dominance: dict = field(default_factory=dict)
     algorithm: str = "lp"
 
+    def answer_fields(self) -> dict[str, Any]:
+        """What an answer takes from the run: status, backend or algorithm, the value, the
+        program's size and the anytime or first-order record."""
+        return {
+            "status": self.status,
+            "backend": self.backend,
+            "algorithm": self.algorithm,
+            "method": self.method,
+            "value": self.value,
+            "sizes": self.sizes,
+            "attempts": self.attempts,
+            "curve": self.curve,
+            "dominance": self.dominance,
+        }
+
     @property
     def sizes(self) -> dict:
         """Rows, columns and nonzeros of player 1's LP (for a first-order algorithm: the
@@ -493,19 +508,8 @@ class SequenceFormLP(Steps):
         sf, constant = problem
         times: dict[str, float] = {}
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        run = solve_sequence_form(
-            sf,
-            options.backend,
-            method=options.method,
-            time_limit=left,
-            target_exploitability=options.target_exploitability,
-            verbose=options.verbose,
-            both_lps=options.both_lps,
-            times=times,
-            algorithm=options.algorithm,
-            iterations=options.iterations,
-            eliminate_dominated=options.eliminate_dominated,
-        )
+        rest = {k: v for k, v in vars(options).items() if k not in ("backend", "time_limit")}
+        run = solve_sequence_form(sf, options.backend, time_limit=left, times=times, **rest)
         return Outcome(
             status=run.status,
             backend=run.backend,
@@ -525,63 +529,31 @@ class SequenceFormLP(Steps):
         return GameSolution(
             route=name,
             game_name=sf.game.title or "game",
-            status=run.status,
-            backend=run.backend,
-            algorithm=run.algorithm,
-            method=run.method,
-            value=run.value,
+            **run.answer_fields(),
             certificate=run.certificate,
             sequence_form=sf,
             behaviors=run.behaviors,
-            sizes=run.sizes,
             game=sf.game,
             solutions=run.solutions,
-            attempts=run.attempts,
-            curve=run.curve,
-            dominance=run.dominance,
             payoff_sum=outcome.details["payoff_sum"],
         )
 
 
-def solve_game(
-    game: Any,
-    backend: str = "highs",
-    *,
-    method: str | None = None,
-    time_limit: float | None = None,
-    target_exploitability: float | None = None,
-    verbose: bool = False,
-    both_lps: bool = False,
-    algorithm: str = "lp",
-    iterations: int | None = None,
-    eliminate_dominated: bool = False,
-) -> GameSolution:
+def solve_game(game: Any, backend: str = "highs", **options: Any) -> GameSolution:
     """Solve a two-player zero-sum game by its sequence-form LP and certify the result: the
     ``lp`` route (:class:`SequenceFormLP`) through the route skeleton.
 
     ``game`` is an ExtensiveGame or anything the game registry resolves (a name such as
-    ``"leduc:ranks=4"``, a ``.efg`` path, ``openspiel:GAME``). Options as in
-    :func:`solve_sequence_form`; ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves
-    by a first-order method instead of the LP (:func:`solve_first_order`).
+    ``"leduc:ranks=4"``, a ``.efg`` path, ``openspiel:GAME``). ``options`` are those of
+    :class:`LPOptions` (``method``, ``time_limit``, ``target_exploitability``, ``verbose``,
+    ``both_lps``, ``algorithm``, ``iterations``, ``eliminate_dominated``; see
+    :func:`solve_sequence_form`), checked before any work: ``algorithm`` ``cfr+``, ``dcfr``
+    or ``mirror-prox`` solves by a first-order method instead of the LP
+    (:func:`solve_first_order`).
     """
     from .routes import solve
 
-    return cast(
-        GameSolution,
-        solve(
-            game,
-            "lp",
-            backend=backend,
-            method=method,
-            time_limit=time_limit,
-            target_exploitability=target_exploitability,
-            verbose=verbose,
-            both_lps=both_lps,
-            algorithm=algorithm,
-            iterations=iterations,
-            eliminate_dominated=eliminate_dominated,
-        ),
-    )
+    return cast(GameSolution, solve(game, "lp", backend=backend, **options))
 
 
 __all__ = [

@@ -273,23 +273,15 @@ def solve_shrunk(
     return ShrunkSolution(
         route="shrink",
         game_name=report.game.name,
-        status=run.status,
-        backend=run.backend,
-        algorithm=run.algorithm,
-        method=run.method,
-        value=run.value,
+        **run.answer_fields(),
         certificate=cert,
         certified_in=where,
         sequence_form=answer_sf,
         behaviors=behaviors,
-        sizes=run.sizes,
         seconds=times,
         report=report,
         abstract_exploitability=float(run.certificate.exploitability),
         original_nodes=nodes,
-        attempts=run.attempts,
-        curve=run.curve,
-        dominance=run.dominance,
     )
 
 
