@@ -1,7 +1,7 @@
 """First-order solvers: time to a certified exploitability, beside OpenSpiel's C++ CFR+ in
 the same run.
 
-For each game, each of the project's algorithms (``cfr+``, ``dcfr``, ``mirror-prox``) and
+For each game, each of the project's algorithms (``cfr+``, ``pcfr+``, ``dcfr``, ``mirror-prox``) and
 OpenSpiel's ``CFRPlusSolver`` iterate until the exploitability of the average strategy is
 at most ``--target``. Both sides are checked after the same growing iteration counts
 (x1.25); only iteration time is counted (the game is built, and the exploitability
@@ -73,7 +73,7 @@ def main() -> None:
     parser.add_argument(
         "--slow-repeat", type=int, default=1, help="runs of the slow solvers (OpenSpiel's CFR+, mirror-prox)"
     )
-    parser.add_argument("--algorithms", default="cfr+,dcfr,mirror-prox")
+    parser.add_argument("--algorithms", default="cfr+,pcfr+,dcfr,mirror-prox")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="iteration seconds per run at most")
     parser.add_argument("--out", default=str(HERE / "first_order.csv"))
     args = parser.parse_args()

@@ -151,7 +151,9 @@ def solve_sequence_form(
             times=times,
         )
     if iterations is not None:
-        raise checks.OptionError("iterations applies to a first-order algorithm (cfr+, dcfr, mirror-prox), not the LP")
+        raise checks.OptionError(
+            "iterations applies to a first-order algorithm (cfr+, pcfr+, dcfr, mirror-prox), not the LP"
+        )
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if lp is None:
@@ -484,7 +486,7 @@ class LPOptions(RouteOptions):
     )
     verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
     both_lps: bool = field(default=False, metadata={"help": "solve player 2's LP too instead of reading duals"})
-    algorithm: Literal["lp", "cfr+", "dcfr", "mirror-prox"] = field(
+    algorithm: Literal["lp", "cfr+", "pcfr+", "dcfr", "mirror-prox"] = field(
         default="lp", metadata={"help": "the LP, or a first-order method on the saddle point"}
     )
     iterations: int | None = field(default=None, metadata={"help": "a first-order method's iterations"})

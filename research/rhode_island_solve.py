@@ -25,7 +25,7 @@ import resource
 import time
 from collections.abc import Sequence
 
-FIRST_ORDER = ("cfr+", "dcfr", "mirror-prox")
+FIRST_ORDER = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
 
 
 def _peak_mb() -> float:

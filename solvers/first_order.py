@@ -10,7 +10,11 @@ information sets of a level at once.
   with alternating updates. ``cfr+`` is CFR+ (Tammelin, Burch, Johanson and Bowling,
   "Solving heads-up limit Texas hold'em", 2015: regrets floored at zero, linearly weighted
   average); ``dcfr`` is discounted CFR (Brown and Sandholm, "Solving imperfect-information
-  games via discounted regret minimization", 2019, alpha 1.5, beta 0, gamma 2).
+  games via discounted regret minimization", 2019, alpha 1.5, beta 0, gamma 2); ``pcfr+``
+  is predictive CFR+ (Farina, Kroer and Sandholm, "Faster game solving via predictive
+  Blackwell approachability: connecting regret matching and mirror descent", 2021): regret
+  matching+ on the floored regrets plus the last instantaneous regret as the prediction of
+  the next, quadratically weighted average.
 - :class:`MirrorProxSolver`: Nemirovski's mirror-prox ("Prox-method with rate of
   convergence O(1/t)", 2004) with the dilated entropy as distance on each treeplex, whose
   prox step has the closed form of Hoda, Gilpin, Pena and Sandholm ("Smoothing techniques
@@ -30,7 +34,7 @@ import scipy.sparse as sp
 
 from ..models.treeplex import Treeplex
 
-ALGORITHMS = ("cfr+", "dcfr", "mirror-prox")
+ALGORITHMS = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
 
 
 class SaddlePointSolver:
@@ -66,15 +70,16 @@ class SaddlePointSolver:
 
 
 class RegretMatchingSolver(SaddlePointSolver):
-    """CFR+ or discounted CFR on the sequence form, players updated in turn.
+    """CFR+, predictive CFR+ or discounted CFR on the sequence form, players updated in turn.
 
-    Regrets are kept per sequence; the current strategy is regret matching on them; the
-    average is of realization plans, weighted as the variant prescribes."""
+    Regrets are kept per sequence; the current strategy is regret matching on them (for
+    ``pcfr+``, on them plus the prediction); the average is of realization plans, weighted
+    as the variant prescribes."""
 
     def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], variant: str = "cfr+"):
         super().__init__(payoff, treeplexes)
-        if variant not in ("cfr+", "dcfr"):
-            raise ValueError(f"variant must be cfr+ or dcfr, not {variant!r}")
+        if variant not in ("cfr+", "pcfr+", "dcfr"):
+            raise ValueError(f"variant must be cfr+, pcfr+ or dcfr, not {variant!r}")
         self.name = variant
         self.alpha, self.beta, self.gamma = 1.5, 0.0, 2.0
         self.regrets = [np.zeros(tp.num_sequences) for tp in treeplexes]
@@ -99,7 +104,15 @@ class RegretMatchingSolver(SaddlePointSolver):
         values = self.A @ self.plans[1] if p == 0 else -(self.At @ self.plans[0])
         v, info = tp.expected_values(self.current[p], values)
         r = self.regrets[p]
-        r[1:] += v[1:] - info[tp.sequence_infoset]
+        instant = v[1:] - info[tp.sequence_infoset]
+        r[1:] += instant
+        if self.name == "pcfr+":
+            np.maximum(r, 0.0, out=r)
+            self.plan_sums[p] += float(t) ** 2 * self.plans[p]
+            # the utilities just seen predict the next ones
+            self.current[p] = self._predictive(p, values)
+            self.plans[p] = tp.realization(self.current[p])
+            return
         if self.name == "cfr+":
             np.maximum(r, 0.0, out=r)
             self.plan_sums[p] += t * self.plans[p]
@@ -110,6 +123,30 @@ class RegretMatchingSolver(SaddlePointSolver):
             self.plan_sums[p] += t**self.gamma * self.plans[p]
         self.current[p] = self._matched(p)
         self.plans[p] = tp.realization(self.current[p])
+
+    def _predictive(self, p: int, prediction: np.ndarray) -> np.ndarray:
+        """Predictive regret matching+ at every information set, deepest first: each set's
+        predicted counterfactual utilities are ``prediction`` at its sequences plus the
+        predicted values of the sets below them under their new strategies; its regret
+        prediction is those utilities less their expectation under the strategy played
+        now, and its new strategy is regret matching on the floored regrets plus that."""
+        tp = self.treeplexes[p]
+        u = np.array(prediction, dtype=np.float64)
+        old, new = self.current[p], np.ones(tp.num_sequences)
+        r = self.regrets[p]
+        for lv in reversed(tp.levels):
+            if not lv.sequences.size:
+                continue
+            local = u[lv.sequences]
+            expected = np.add.reduceat(old[lv.sequences] * local, lv.offsets)
+            positive = np.maximum(r[lv.sequences] + local - expected[lv.owner], 0.0)
+            totals = np.add.reduceat(positive, lv.offsets)[lv.owner]
+            uniform = 1.0 / tp.num_actions[lv.infosets][lv.owner]
+            b = np.where(totals > 0, positive / np.where(totals > 0, totals, 1.0), uniform)
+            new[lv.sequences] = b
+            value = np.add.reduceat(b * local, lv.offsets)
+            u[lv.parents] += np.bincount(lv.parent_of, weights=value, minlength=lv.parents.shape[0])
+        return new
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations (player 1 then player 2 in each)."""
@@ -289,7 +326,7 @@ class MultiplayerCFR:
 
 def make_solver(algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]) -> SaddlePointSolver:
     """The solver called ``algorithm`` (one of :data:`ALGORITHMS`)."""
-    if algorithm in ("cfr+", "dcfr"):
+    if algorithm in ("cfr+", "pcfr+", "dcfr"):
         return RegretMatchingSolver(payoff, treeplexes, algorithm)
     if algorithm == "mirror-prox":
         return MirrorProxSolver(payoff, treeplexes)

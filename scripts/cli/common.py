@@ -141,7 +141,7 @@ DOMINATED_HELP = (
 
 #: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
 #: parsing the command line imports no numerical code.
-FIRST_ORDER = ("cfr+", "dcfr", "mirror-prox")
+FIRST_ORDER = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
 
 
 def number_type(kind: str) -> Callable[[str], float | int]:

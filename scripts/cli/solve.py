@@ -182,7 +182,7 @@ def add_solve(sub: Any) -> None:
         choices=("lp",) + FIRST_ORDER,
         default="lp",
         help="lp (default: the sequence-form LP, solved exactly) or a first-order method on the saddle point "
-        "(cfr+, dcfr, mirror-prox: anytime, needs --target-exploitability, --time-limit or --iterations)",
+        "(cfr+, pcfr+, dcfr, mirror-prox: anytime, needs --target-exploitability, --time-limit or --iterations)",
     )
     p.add_argument(
         "--iterations",
