@@ -186,6 +186,11 @@ class Answer:
         else:
             method = f", method {self.method})" if self.method else ")"
             lines.append(f"status          {self.status} ({self.backend}{method}")
+        if self.status == Status.STALLED:
+            lines.append(
+                "                the exploitability falls too slowly for the target: at its rate the target "
+                "needs over 1,000 times the iterations run; the best certified strategies are above"
+            )
         return lines
 
     def report_lines(self) -> list[str]:

@@ -444,6 +444,46 @@ def solve_first_order(
     )
 
 
+#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
+#: elimination of dominated strategies ("Lossless abstraction of imperfect information
+#: games", 2007, section 1.3), printed beside ours.
+PAPER_RHODE_ISLAND_DOMINANCE = (1_190_443, 1_181_084)
+
+
+def dominance_lines(d: dict, game_name: str) -> list[str]:
+    """What removing dominated actions did to the LP (``ReducedGame.report()``)."""
+    lines = [
+        f"dominated        removed: LP rows {d['rows_before']:,} -> {d['rows_after']:,}, "
+        f"columns {d['columns_before']:,} -> {d['columns_after']:,} ({d['passes']} passes)"
+    ]
+    if game_name == "rhode_island":
+        rows, cols = PAPER_RHODE_ISLAND_DOMINANCE
+        paper = f"Gilpin and Sandholm (2007): {rows:,} rows, {cols:,} columns after their elimination"
+        lines.append(f"                 {paper}")
+    return lines
+
+
+def solved_lines(answer: Any) -> list[str]:
+    """A sequence-form answer's lines after its header: the certificate, the iterations of
+    a first-order method or the LP's size, dominated actions removed, the seconds."""
+    lines = answer.certificate_lines()
+    if answer.curve:
+        last = answer.curve[-1]
+        bound = f"; proven exploitability bound {last['proven_bound']:.3e}" if "proven_bound" in last else ""
+        runs = f"{last['iterations']:,} in {last['seconds']:.2f} s, certified {len(answer.curve)} times"
+        lines.append(f"iterations      {runs}{bound}")
+        seqs = answer.sizes["sequences"]
+        lines.append(
+            f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)"
+        )
+    else:
+        lines.append(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
+    if answer.dominance:
+        lines.extend(dominance_lines(answer.dominance, answer.game_name))
+    lines.append(answer.seconds_line())
+    return lines
+
+
 @dataclass(kw_only=True)
 class GameSolution(Answer):
     """An equilibrium of a two-player zero-sum game from the full sequence-form LP.
@@ -474,6 +514,10 @@ class GameSolution(Answer):
     def details(self) -> dict:
         """The anytime solve's attempts (LP) or certified curve (first-order algorithm)."""
         return {"attempts": self.attempts, "curve": self.curve, "dominance": self.dominance}
+
+    def report_lines(self) -> list[str]:
+        """The answer as ``equilibria solve`` prints it."""
+        return [f"game            {self.game_name}", *solved_lines(self)]
 
 
 @dataclass(kw_only=True)

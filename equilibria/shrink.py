@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answer import Answer
-from .api import solve_sequence_form
+from .api import solve_sequence_form, solved_lines
 from .formulations import sequence_form_lp
 from .formulations.linear_program import LinearProgram
 from .models import checks
@@ -63,6 +63,32 @@ class ShrinkReport:
         if self.lp is not None:
             return {"rows": self.lp.num_rows, "columns": self.lp.num_cols, "nonzeros": self.lp.nnz}
         return self.filtered.sequence_form.lp_size() | {"nonzeros": None}
+
+    def report_lines(self) -> list[str]:
+        """What GameShrink did, as ``equilibria shrink`` prints it."""
+        d = self.to_dict()
+        if self.threshold:
+            kind = f"lossy, threshold {self.threshold:g}"
+        elif self.rule == "published":
+            kind = "published rule: not lossless"
+        elif self.rule == "none":
+            kind = "no merging, compact LP" if self.lp is not None and self.lp.meta.get("compact") else "no merging"
+        else:
+            kind = "lossless"
+        lines = [f"game             {self.game.name}  ({kind})", f"signal tree      {d['signal_tree_nodes']:,} nodes"]
+        for p in (1, 2):
+            rounds = d["classes"][f"player{p}"]
+            parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in rounds)
+            lines.append(f"player {p} views   {parts}")
+        lines.append(f"infosets         {d['infosets_before'][0]:,} -> {d['infosets_after'][0]:,} per player")
+        lines.append(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
+        lines.append(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
+        if d["nonzeros_after"] is not None:
+            shrunk = " (shrunk)" if d.get("rule", "lossless") != "none" else ""
+            lines.append(f"LP nonzeros      {d['nonzeros_after']:,}" + shrunk)
+        lines.append("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
+        lines.append(f"peak memory      {d['peak_mb']:,.0f} MB")
+        return lines
 
     def to_dict(self) -> dict:
         """The JSON of ``equilibria shrink``."""
@@ -181,6 +207,17 @@ class ShrunkSolution(Answer):
     def lifted(self) -> bool:
         """True when the strategies were lifted to the original game and certified there."""
         return self.original_nodes is not None
+
+    def report_lines(self) -> list[str]:
+        """The answer as ``equilibria solve --shrink`` prints it: GameShrink's report, the
+        certificate in the shrunk game, where the strategies were lifted, then the rest."""
+        lines = self.report.report_lines()
+        lines.append(f"exploitability   {self.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
+        if self.lifted:
+            lines.append(f"original game    {self.original_nodes:,} nodes; strategies lifted")
+        else:
+            lines.append("                 the original game is too large to expand for certification")
+        return lines + solved_lines(self)
 
     def details(self) -> dict:
         """GameShrink's report, the shrunk game's certificate and the original tree's size."""

@@ -12,7 +12,6 @@ from .common import (
     GAME_HELP,
     RULE_HELP,
     number_type,
-    print_certificate,
     text_type,
     usage_error,
     write_strategies,
@@ -21,7 +20,6 @@ from .common import (
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from ...routes import solve
-    from ...shrink import ShrunkSolution
 
     options = dict(
         backend=args.backend,
@@ -54,58 +52,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.json:
         print(answer.to_json())
         return 0
-    if isinstance(answer, ShrunkSolution):
-        print_shrink(answer.report)
-        print(f"exploitability   {answer.abstract_exploitability:.3e} in the shrunk game (exact best responses)")
-        if not answer.lifted:
-            print("                 the original game is too large to expand for certification")
-        else:
-            print(f"original game    {answer.original_nodes:,} nodes; strategies lifted")
-    else:
-        print(f"game            {answer.game_name or args.game}")
-    print_certificate(answer)
-    curve = getattr(answer, "curve", [])
-    if curve:
-        last = curve[-1]
-        bound = f"; proven exploitability bound {last['proven_bound']:.3e}" if "proven_bound" in last else ""
-        print(f"iterations      {last['iterations']:,} in {last['seconds']:.2f} s, certified {len(curve)} times{bound}")
-        seqs = answer.sizes["sequences"]
-        print(f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)")
-    else:
-        print(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")
-    dominance = getattr(answer, "dominance", None)
-    if dominance:
-        print_dominance(dominance, answer.game_name)
-    print(answer.seconds_line())
+    for line in answer.report_lines():
+        print(line)
     if args.strategy_out:
         print(f"strategies      written to {args.strategy_out}")
     return 0
-
-
-def print_shrink(report: Any) -> None:
-    d = report.to_dict()
-    if report.threshold:
-        kind = f"lossy, threshold {report.threshold:g}"
-    elif report.rule == "published":
-        kind = "published rule: not lossless"
-    elif report.rule == "none":
-        kind = "no merging, compact LP" if report.lp is not None and report.lp.meta.get("compact") else "no merging"
-    else:
-        kind = "lossless"
-    print(f"game             {report.game.name}  ({kind})")
-    print(f"signal tree      {d['signal_tree_nodes']:,} nodes")
-    for p in (1, 2):
-        parts = ", ".join(f"round {c['round']}: {c['views']:,} -> {c['classes']:,}" for c in d["classes"][f"player{p}"])
-        print(f"player {p} views   {parts}")
-    print(f"infosets         {d['infosets_before'][0]:,} -> {d['infosets_after'][0]:,} per player")
-    print(f"LP rows          {d['rows_before']:,} -> {d['rows_after']:,}")
-    print(f"LP columns       {d['columns_before']:,} -> {d['columns_after']:,}")
-    if d["nonzeros_after"] is not None:
-        print(
-            f"LP nonzeros      {d['nonzeros_after']:,}" + (" (shrunk)" if d.get("rule", "lossless") != "none" else "")
-        )
-    print("seconds          " + ", ".join(f"{k} {v:.3f}" for k, v in d["seconds"].items()))
-    print(f"peak memory      {d['peak_mb']:,.0f} MB")
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
@@ -128,28 +79,14 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict() | ({"dominance": dominance} if dominance else {}), indent=2))
         return 0
-    print_shrink(report)
-    if dominance:
-        print_dominance(dominance, report.game.name)
+    from ...api import dominance_lines
+
+    lines = report.report_lines() + (dominance_lines(dominance, report.game.name) if dominance else [])
+    for line in lines:
+        print(line)
     if args.write:
         print(f"shrunk LP        written to {args.write}")
     return 0
-
-
-#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
-#: elimination of dominated strategies ("Lossless abstraction of imperfect information
-#: games", 2007, section 1.3), printed beside ours.
-PAPER_RHODE_ISLAND_DOMINANCE = (1_190_443, 1_181_084)
-
-
-def print_dominance(d: dict, game_name: str) -> None:
-    print(
-        f"dominated        removed: LP rows {d['rows_before']:,} -> {d['rows_after']:,}, "
-        f"columns {d['columns_before']:,} -> {d['columns_after']:,} ({d['passes']} passes)"
-    )
-    if game_name == "rhode_island":
-        rows, cols = PAPER_RHODE_ISLAND_DOMINANCE
-        print(f"                 Gilpin and Sandholm (2007): {rows:,} rows, {cols:,} columns after their elimination")
 
 
 def add_solve(sub: Any) -> None:
