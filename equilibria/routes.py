@@ -169,10 +169,14 @@ class Route:
         module, _, name = self.target.partition(":")
         return getattr(importlib.import_module(module), name)
 
+    def _steps_class(self) -> type[Steps] | None:
+        impl = self.implementation()
+        return impl if isinstance(impl, type) and issubclass(impl, Steps) else None
+
     def steps(self) -> Steps | None:
         """An instance of the route's steps, or None for a function route."""
-        impl = self.implementation()
-        return impl() if isinstance(impl, type) and issubclass(impl, Steps) else None
+        cls = self._steps_class()
+        return None if cls is None else cls()
 
     def function(self) -> Callable[..., Answer]:
         """A function route's function."""
@@ -181,10 +185,10 @@ class Route:
     def signature(self) -> dict[str, inspect.Parameter]:
         """The route's options (besides the game) as inspect.Parameter objects, by name:
         the fields of a Steps route's Options, a function route's keyword parameters."""
-        impl = self.implementation()
-        if isinstance(impl, type) and issubclass(impl, Steps):
-            return dict(inspect.signature(impl.Options).parameters)
-        return dict(list(inspect.signature(impl).parameters.items())[1:])
+        cls = self._steps_class()
+        if cls is not None:
+            return dict(inspect.signature(cls.Options).parameters)
+        return dict(list(inspect.signature(self.implementation()).parameters.items())[1:])
 
     def options(self) -> list[str]:
         """The names of the route's options."""
@@ -192,10 +196,8 @@ class Route:
 
     def help(self) -> dict[str, str]:
         """Each option's help text (Steps routes: the Options field's ``metadata``)."""
-        impl = self.implementation()
-        if isinstance(impl, type) and issubclass(impl, Steps):
-            return {f.name: f.metadata.get("help", "") for f in fields(impl.Options)}
-        return {}
+        cls = self._steps_class()
+        return {} if cls is None else {f.name: f.metadata.get("help", "") for f in fields(cls.Options)}
 
 
 ROUTES: dict[str, Route] = {}
@@ -441,7 +443,7 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     options = _checked_options(r, options)
     steps = r.steps()
     if steps is not None:
-        options = {**{k: v for k, v in vars(steps.Options()).items()}, **options}
+        options = {**vars(steps.Options()), **options}
     if options.get("backend") is not None and (steps is None or steps.needs is not None):
         _check_backend(options["backend"], None if steps is None else steps.needs)
     timings = Timings()

@@ -20,8 +20,6 @@ plan, so one solve gives both players' equilibrium strategies.
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -39,17 +37,18 @@ def check_two_player_zero_sum(sf: SequenceForm, what: str) -> float:
     first terminal whose payoffs add up to something else; ``what`` names the method."""
     if sf.num_players != 2:
         raise GameError(f"{what} is for two-player games; this one has {sf.num_players} players")
-    constant, off = off_constant(sf.terminal_payoffs)
-    if off.shape[0]:
-        node = int(sf.terminal_nodes[off[0]])
-        first = int(sf.terminal_nodes[0])
-        describe = sf.game.describe_node if sf.game is not None else (lambda v: f"payoff entry {v}")
-        raise GameError(
-            f"{what} needs a zero-sum (or constant-sum) game, but the payoffs at {describe(first)} sum to "
-            f"{constant!r} and at {describe(node)} to {float(sf.terminal_payoffs[off[0]].sum())!r} "
-            "(general-sum games: equilibria nash)"
-        )
-    return cast(float, constant_sum(sf.terminal_payoffs))
+    constant = constant_sum(sf.terminal_payoffs)
+    if constant is not None:
+        return constant
+    first_sum, off = off_constant(sf.terminal_payoffs)  # only to name the terminals
+    node = int(sf.terminal_nodes[off[0]])
+    first = int(sf.terminal_nodes[0])
+    describe = sf.game.describe_node if sf.game is not None else (lambda v: f"payoff entry {v}")
+    raise GameError(
+        f"{what} needs a zero-sum (or constant-sum) game, but the payoffs at {describe(first)} sum to "
+        f"{first_sum!r} and at {describe(node)} to {float(sf.terminal_payoffs[off[0]].sum())!r} "
+        "(general-sum games: equilibria nash)"
+    )
 
 
 def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:

@@ -14,24 +14,30 @@ import numpy.typing as npt
 TOLERANCE = 1e-9
 
 
+def _sums(payoffs: npt.ArrayLike, axis: int) -> tuple[np.ndarray, float]:
+    """Each outcome's payoff sum (C order of the other axes) and the tolerance's scale."""
+    pay = np.asarray(payoffs, dtype=np.float64)
+    return pay.sum(axis=axis).ravel(), max(1.0, float(np.abs(pay).max(initial=0.0)))
+
+
 def off_constant(payoffs: npt.ArrayLike, axis: int = -1) -> tuple[float, np.ndarray]:
     """The first outcome's payoff sum and the indices (in C order of the other axes) of the
     outcomes whose sums differ from it. ``axis`` is the players' axis."""
-    pay = np.asarray(payoffs, dtype=np.float64)
-    sums = pay.sum(axis=axis).ravel()
+    sums, scale = _sums(payoffs, axis)
     if sums.shape[0] == 0:
         return 0.0, np.zeros(0, dtype=np.int64)
-    scale = max(1.0, float(np.abs(pay).max(initial=0.0)))
     return float(sums[0]), np.flatnonzero(np.abs(sums - sums[0]) > TOLERANCE * scale)
 
 
 def constant_sum(payoffs: npt.ArrayLike, axis: int = -1) -> float | None:
     """The constant every outcome's payoffs add up to (0.0 for a zero-sum game, within the
     tolerance), or None when the sums differ."""
-    constant, off = off_constant(payoffs, axis)
-    if off.shape[0]:
+    sums, scale = _sums(payoffs, axis)
+    if sums.shape[0] == 0:
+        return 0.0
+    constant = float(sums[0])
+    if np.any(np.abs(sums - constant) > TOLERANCE * scale):
         return None
-    scale = max(1.0, float(np.abs(np.asarray(payoffs, dtype=np.float64)).max(initial=0.0)))
     return 0.0 if abs(constant) <= TOLERANCE * scale else constant
 
 

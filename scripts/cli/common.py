@@ -26,6 +26,28 @@ def write_strategies(answer: Any, path: str) -> None:
         table.to_csv(tmp, index=False)
 
 
+def check_strategy_target(args: argparse.Namespace) -> None:
+    """``--strategy-out`` refused before the work when it cannot be written."""
+    if args.strategy_out:
+        from ...models.output import check_target
+
+        check_target(args.strategy_out)
+
+
+def print_answer(answer: Any, args: argparse.Namespace) -> None:
+    """Write ``--strategy-out``, then print the answer: its JSON with ``--json``, else the
+    lines it renders and where the strategies went."""
+    if args.strategy_out:
+        write_strategies(answer, args.strategy_out)
+    if args.json:
+        print(answer.to_json())
+        return
+    for line in answer.report_lines():
+        print(line)
+    if args.strategy_out:
+        print(f"strategies      written to {args.strategy_out}")
+
+
 #: What ends a line for str.splitlines, or moves a terminal's cursor to another line.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 

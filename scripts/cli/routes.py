@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from .common import GAME_HELP, text_type, write_strategies
+from .common import GAME_HELP, check_strategy_target, print_answer, text_type
 
 
 def add_route_commands(sub: Any) -> None:
@@ -64,23 +64,12 @@ def route_option_type(route: str, option: str, parameter: Any) -> Callable[[str]
 
 def cmd_route(args: argparse.Namespace) -> int:
     """A route's command made by :func:`add_route_commands`: solve, then print the answer."""
-    from ...models.output import check_target
     from ...routes import solve
 
-    if args.strategy_out:
-        check_target(args.strategy_out)  # before the work
+    check_strategy_target(args)
     prefix = "option_"
     options = {k[len(prefix) :]: v for k, v in vars(args).items() if k.startswith(prefix) and v is not None}
-    answer = solve(args.game, args.route, **options)
-    if args.strategy_out:
-        write_strategies(answer, args.strategy_out)
-    if args.json:
-        print(answer.to_json())
-        return 0
-    for line in answer.report_lines():
-        print(line)
-    if args.strategy_out:
-        print(f"strategies      written to {args.strategy_out}")
+    print_answer(solve(args.game, args.route, **options), args)
     return 0
 
 

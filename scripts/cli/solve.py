@@ -11,10 +11,11 @@ from .common import (
     FIRST_ORDER,
     GAME_HELP,
     RULE_HELP,
+    check_strategy_target,
     number_type,
+    print_answer,
     text_type,
     usage_error,
-    write_strategies,
 )
 
 
@@ -37,6 +38,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             given.append("--backend")
         if given:
             raise usage_error(f"{given[0]} applies to the LP, not to {args.algorithm}")
+    check_strategy_target(args)
     if args.shrink:
         answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, **options)
     else:
@@ -47,15 +49,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.rule != "lossless":
             raise usage_error("--rule needs --shrink")
         answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
-    if args.strategy_out:
-        write_strategies(answer, args.strategy_out)
-    if args.json:
-        print(answer.to_json())
-        return 0
-    for line in answer.report_lines():
-        print(line)
-    if args.strategy_out:
-        print(f"strategies      written to {args.strategy_out}")
+    print_answer(answer, args)
     return 0
 
 
