@@ -53,7 +53,8 @@ class Answer:
     whose payoffs do not cancel (then ``payoffs`` matter, not a value); a constant-sum game
     counts as zero-sum, its constant in ``payoff_sum``. ``sizes`` holds the program's
     rows, columns, nonzeros (and binaries where there are any); ``seconds`` the wall time
-    of each stage.
+    of each stage. ``plan`` says what was chosen for the user where nothing was named
+    (``equilibria solve`` without flags: abstraction, formulation, backend) and why.
     """
 
     route: str
@@ -71,6 +72,7 @@ class Answer:
     seconds: dict = field(default_factory=dict)
     zero_sum: bool = True
     payoff_sum: float = 0.0
+    plan: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)  # a word outside the vocabulary is a bug: it raises
@@ -186,6 +188,7 @@ class Answer:
         else:
             method = f", method {self.method})" if self.method else ")"
             lines.append(f"status          {self.status} ({self.backend}{method}")
+        lines.extend(f"{'plan' if i == 0 else '':16}{reason}" for i, reason in enumerate(self.plan))
         if self.status == Status.STALLED:
             lines.append(
                 "                the exploitability falls too slowly for the target: at its rate the target "
@@ -231,6 +234,8 @@ class Answer:
         }
         if self.payoff_sum:
             out["payoff_sum"] = self.payoff_sum
+        if self.plan:
+            out["plan"] = list(self.plan)
         if self.value_bounds is not None:
             out["value_bounds"] = list(self.value_bounds)
         out.update(self.sizes)

@@ -31,7 +31,7 @@ from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
 from .models.treeplex import Treeplex
 from .routes import Outcome, RouteOptions, Steps
-from .solvers import Solution, Status, get_backend, solve
+from .solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
 from .solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
 
 _log = logging.getLogger(__name__)
@@ -58,6 +58,7 @@ class LPRun:
     problem_sizes: dict = field(default_factory=dict)
     dominance: dict = field(default_factory=dict)
     algorithm: str = "lp"
+    plan: list[str] = field(default_factory=list)  # what backend="auto" chose, and why
 
     def answer_fields(self) -> dict[str, Any]:
         """What an answer takes from the run: status, backend or algorithm, the value, the
@@ -72,6 +73,7 @@ class LPRun:
             "attempts": self.attempts,
             "curve": self.curve,
             "dominance": self.dominance,
+            "plan": self.plan,
         }
 
     @property
@@ -154,17 +156,30 @@ def solve_sequence_form(
         raise checks.OptionError(
             "iterations applies to a first-order algorithm (cfr+, pcfr+, dcfr, mirror-prox), not the LP"
         )
-    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
+    chosen = backend == AUTO
+    if not chosen:
+        get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if lp is None:
         t0 = time.perf_counter()
         with stage("building the sequence-form LP"):
             lp = sequence_form_lp(sf, 0)
         times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
-    if backend == "highs" and (time_limit is not None or target_exploitability is not None):
-        return _solve_anytime(sf, lp, method, time_limit, target_exploitability, verbose, times)
+    anytime = time_limit is not None or target_exploitability is not None
+    plan: list[str] = []
+    if chosen:
+        backend, why = _auto_backend(lp, method, anytime)
+        plan.append(f"backend {backend}: {why}")
+    if backend == "highs" and anytime:
+        return _solve_anytime(sf, lp, method, time_limit, target_exploitability, verbose, times, plan)
     with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
         sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
+    if chosen and sol.x is None and backend != "highs":
+        _add_seconds(times, sol)
+        plan.append(f"{backend} stopped with status {sol.status} ({sol.message}); solved again by HiGHS")
+        backend = "highs"
+        with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
+            sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
     if sol.x is None:
         largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
         hint = (
@@ -194,13 +209,24 @@ def solve_sequence_form(
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
     # both players' LPs: the answer is as good as the worse of the two runs
     status = next((s.status for s in solutions if s.status != Status.OPTIMAL), Status.OPTIMAL)
-    return _run(lp, sol, status, behaviors, cert, solutions, [])
+    return _run(lp, sol, status, behaviors, cert, solutions, [], plan)
+
+
+def _auto_backend(lp: LinearProgram, method: str | None, anytime: bool) -> tuple[str, str]:
+    """The backend for ``backend="auto"`` and why: HiGHS when a HiGHS method is named or
+    the solve is anytime (its interior point certifies at each tolerance), else the rule
+    on the LP's size (:func:`~equilibria.solvers.choose_backend`)."""
+    if method is not None:
+        return "highs", f"method {method} is HiGHS's"
+    if anytime:
+        return "highs", "a time limit or target: HiGHS's interior point, certified at each tolerance"
+    return choose_backend(lp)
 
 
 def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **options: Any) -> LPRun:
     from .models.dominance import eliminate_dominated
 
-    if options["algorithm"] == "lp":
+    if options["algorithm"] == "lp" and backend != AUTO:
         get_backend(backend)
     t0 = time.perf_counter()
     with stage("eliminating dominated actions"):
@@ -226,12 +252,13 @@ def _run(
     cert: Exploitability,
     solutions: list[Solution],
     attempts: list[dict],
+    plan: list[str] | None = None,
 ) -> LPRun:
     # an LP objective is a game value only at an optimum; otherwise report the profile's
     # own payoff, which lies inside the certified bounds
     # (an optimal solution carries its objective)
     value = float(cast(float, sol.objective)) if sol.status == "optimal" else float(cert.payoffs[0])
-    return LPRun(lp, behaviors, cert, status, value, sol.backend, sol.method, solutions, attempts)
+    return LPRun(lp, behaviors, cert, status, value, sol.backend, sol.method, solutions, attempts, plan=plan or [])
 
 
 def _solve_anytime(
@@ -242,6 +269,7 @@ def _solve_anytime(
     target: float | None,
     verbose: bool,
     times: dict,
+    plan: list[str] | None = None,
 ) -> LPRun:
     start = time.perf_counter()
     best = None
@@ -288,7 +316,7 @@ def _solve_anytime(
     if best is None:
         raise SolverError(f"no strategies within the limits (status {status}); allow more time")
     sol, behaviors, cert = best
-    return _run(lp, sol, status, behaviors, cert, [sol], attempts)
+    return _run(lp, sol, status, behaviors, cert, [sol], attempts, plan)
 
 
 def treeplexes(sf: SequenceForm) -> tuple[Treeplex, Treeplex]:

@@ -156,13 +156,16 @@ class Route:
     """A registered route: the game view it needs (alternatives joined by ``|``, the
     first the game offers is used), its implementation (``module:name``: a :class:`Steps`
     subclass or a function taking the view and keyword options), a one-line summary, and
-    the command line's own command for it where it has one (else ``equilibria NAME``)."""
+    the command line's own command for it where it has one (else ``equilibria NAME``).
+    ``auto_backend`` routes solve an LP and take ``backend="auto"``: the backend is then
+    chosen by the LP's size (:func:`equilibria.solvers.choose_backend`)."""
 
     name: str
     view: str
     target: str
     summary: str
     command: str | None = None
+    auto_backend: bool = False
 
     def implementation(self) -> Any:
         """The Steps subclass or function, imported on first use."""
@@ -203,14 +206,16 @@ class Route:
 ROUTES: dict[str, Route] = {}
 
 
-def register_route(name: str, view: str, target: str, summary: str, command: str | None = None) -> Route:
+def register_route(
+    name: str, view: str, target: str, summary: str, command: str | None = None, auto_backend: bool = False
+) -> Route:
     """Register a route; returns it. ``target`` is ``"module:name"``: a :class:`Steps`
     subclass, or a function that takes the game's ``view`` as its first argument and
     options as keywords. ``command`` names the command line's own command for the route;
     without one, ``equilibria NAME`` is made from the route's options."""
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
         raise RouteError(f"a route's name is lower-case letters, digits, - and _, not {name!r}")
-    route = Route(name, view, target, summary, command)
+    route = Route(name, view, target, summary, command, auto_backend)
     ROUTES[name] = route
     return route
 
@@ -233,6 +238,7 @@ register_route(
     "equilibria.api:SequenceFormLP",
     "the sequence-form LP of the full game (two players, zero-sum)",
     command="solve",
+    auto_backend=True,
 )
 register_route(
     "shrink",
@@ -240,6 +246,7 @@ register_route(
     "equilibria.shrink:solve_shrunk",
     "GameShrink, then the shrunk game's LP; strategies lifted to the full game and certified there",
     command="solve --shrink",
+    auto_backend=True,
 )
 register_route(
     "nash",
@@ -374,10 +381,15 @@ def _checked_options(r: Route, options: dict[str, Any]) -> dict[str, Any]:
     return {k: check_option(r.name, k, signature[k], v) for k, v in options.items()}
 
 
-def _check_backend(name: Any, needs: str | None) -> None:
+def _check_backend(name: Any, needs: str | None, route: Route) -> None:
     """Bad input about the backend is reported before the game is built."""
-    from .solvers import get_backend
+    from .solvers import AUTO, get_backend
 
+    if name == AUTO:
+        if not route.auto_backend:
+            takers = ", ".join(r.name for r in ROUTES.values() if r.auto_backend)
+            raise RouteError(f"backend auto (chosen by the LP's size) applies to the routes {takers}, not {route.name}")
+        return
     backend = get_backend(name)
     if needs == "milp" and not backend.capabilities.milp:
         raise RouteError(f"backend {name} solves no integer programs; this route needs one")
@@ -398,6 +410,10 @@ class Timings(dict):
                 yield
         finally:
             self[key] = self.get(key, 0.0) + time.perf_counter() - t0
+
+
+def _backend_words(backend: str) -> str:
+    return "the backend the LP's size chooses" if backend == "auto" else backend
 
 
 def _past(deadline: float | None, time_limit: float | None, where: str) -> None:
@@ -436,16 +452,27 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     route's keywords (``ROUTES[route].options()``); an option the route does not take, a
     value of the wrong kind or range, an unknown backend, or a view the game does not offer
     raises an EquilibriaError naming it, before any work.
+
+    ``route="auto"`` takes the ``lp`` route's options and lets :func:`equilibria.plan.choose`
+    choose the route (lossless GameShrink for games with ordered signals) and the backend;
+    the answer's ``plan`` says what was chosen and why.
     """
     from .instances.registry import describe
 
+    if route == "auto":
+        from .plan import choose
+
+        route, options, reasons = choose(game, options)
+        answer = solve(game, route, **options)
+        answer.plan = reasons + list(answer.plan)
+        return answer
     r = _route(route)
     options = _checked_options(r, options)
     steps = r.steps()
     if steps is not None:
         options = {**vars(steps.Options()), **options}
     if options.get("backend") is not None and (steps is None or steps.needs is not None):
-        _check_backend(options["backend"], None if steps is None else steps.needs)
+        _check_backend(options["backend"], None if steps is None else steps.needs, r)
     timings = Timings()
     time_limit = options.get("time_limit")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
@@ -461,7 +488,7 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     with timings.stage(steps.build_key, steps.build_message or f"building the {route} route's problem"):
         problem = steps.build(view, opts)
     _past(deadline, time_limit, "while the problem was built")
-    with timings.stage("solve", f"solving by the {route} route with {opts.backend}"):
+    with timings.stage("solve", f"solving by the {route} route with {_backend_words(opts.backend)}"):
         outcome = steps.solve(problem, opts, deadline)
     if outcome.seconds:  # the solve step timed its own stages
         del timings["solve"]

@@ -23,14 +23,12 @@ from .models.best_response import certify
 from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
 from .models.gameshrink import game_shrink, identity_filter, published_shrink
 from .models.ordered import OrderedGame, SignalSpace
+from .models.ordered_best_response import ordered_certificate
 from .models.progress import stage
 from .models.sequence import SequenceForm
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
 RULES = ("lossless", "published", "none")
-
-#: Largest original game (information sets per player) lifted and certified by default.
-LIFT_LIMIT = 2_000_000
 
 
 def _peak_mb() -> float:
@@ -190,11 +188,14 @@ def shrink(
 
 @dataclass(kw_only=True)
 class ShrunkSolution(Answer):
-    """The shrunk LP's value and strategies. When the original game fits (or ``lift`` was
-    asked for), ``behaviors`` are the lifted strategies on the original game and the
-    certificate is computed there; otherwise they are the shrunk game's and so is the
-    certificate (``certified_in`` says which). ``abstract_exploitability`` is the shrunk
-    game's own certificate."""
+    """The shrunk LP's value and strategies, certified in the full game. By default the
+    certificate comes from exact best responses over the betting template and the cards
+    (:func:`~equilibria.models.ordered_best_response.ordered_certificate`, no game tree)
+    and ``behaviors`` are the shrunk game's, played in the full game through the classes
+    of the views. With ``lift`` the full tree is built, ``behaviors`` are lifted onto it
+    (one row per full information set) and certified there. ``abstract_exploitability``
+    is the shrunk game's own certificate; ``certified_in`` is ``"the game"`` either way.
+    """
 
     report: ShrinkReport
     abstract_exploitability: float
@@ -216,7 +217,7 @@ class ShrunkSolution(Answer):
         if self.lifted:
             lines.append(f"original game    {self.original_nodes:,} nodes; strategies lifted")
         else:
-            lines.append("                 the original game is too large to expand for certification")
+            lines.append("full game        certified by best responses over the betting template and the cards")
         return lines + solved_lines(self)
 
     def details(self) -> dict:
@@ -240,7 +241,7 @@ def solve_shrunk(
     threshold: float = 0.0,
     backend: str = "highs",
     method: str | None = None,
-    lift: bool | None = None,
+    lift: bool = False,
     progress: bool = False,
     *,
     rule: str = "lossless",
@@ -253,10 +254,12 @@ def solve_shrunk(
     compact: bool = False,
 ) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
-    as the full LP), certify in the shrunk game and, if the original game has at most
-    :data:`LIFT_LIMIT` information sets per player (or ``lift`` is True), lift the
-    strategies back and certify them there (Gilpin and Sandholm, "Lossless abstraction of
-    imperfect information games", 2007: lossless shrinking keeps equilibria).
+    as the full LP), certify in the shrunk game and in the full game: by best responses
+    over the betting template and the cards, or, with ``lift``, by building the full tree,
+    lifting the strategies onto it and certifying them there (Gilpin and Sandholm,
+    "Lossless abstraction of imperfect information games", 2007: lossless shrinking keeps
+    equilibria; the published rule does not, and the full-game certificate says by how
+    much).
     ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves the shrunk game by a
     first-order method, without building the LP
     (:func:`~equilibria.api.solve_first_order`); ``eliminate_dominated`` removes dominated
@@ -292,10 +295,14 @@ def solve_shrunk(
         iterations=iterations,
         eliminate_dominated=eliminate_dominated,
     )
-    if lift is None:
-        lift = max(report.infosets_before) <= LIFT_LIMIT
     answer_sf, behaviors, cert, where, nodes = sf, run.behaviors, run.certificate, "the shrunk game", None
-    if lift:
+    if not lift:
+        t0 = time.perf_counter()
+        with stage("certifying in the full game (best responses over the betting template and the cards)"):
+            cert = ordered_certificate(fg, run.behaviors)
+        times["full_game_certify"] = time.perf_counter() - t0
+        where = "the game"
+    else:
         t0 = time.perf_counter()
         with stage("building the original game to certify in it"):
             original = report.game.to_extensive()
@@ -322,4 +329,4 @@ def solve_shrunk(
     )
 
 
-__all__ = ["LIFT_LIMIT", "RULES", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]
+__all__ = ["RULES", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]

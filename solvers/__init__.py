@@ -11,7 +11,7 @@ model. Backends (each a :class:`Backend` with :class:`Capabilities`, see "Solver
 ``xpress``       FICO Xpress, matrix by ``loadLP`` (extra ``xpress``)
 ``ortools``      OR-Tools GLOP / PDLP / SCIP / CP-SAT (extra ``ortools``)
 ``cylp``         COIN-OR CLP and CBC through CyLP (extra ``cylp``)
-``clarabel``     Clarabel's conic interior point, LPs only (extra ``clarabel``)
+``clarabel``     Clarabel's conic interior point, LPs only (the default for mid-sized LPs)
 ``pyomo:NAME``   any solver Pyomo's ``SolverFactory(NAME)`` reaches on this machine
 
 Every backend reports a :class:`Status`; a request a backend cannot honour is refused with
@@ -98,6 +98,28 @@ def solve_model(
     )
 
 
+#: The backend an LP gets when none is named (``backend="auto"``): Clarabel for LPs with
+#: this many nonzeros, from the first bound to the second, HiGHS otherwise (its method by
+#: :func:`~equilibria.solvers.highs.choose_lp_method`). Measured in
+#: ``benchmarks/default_rule.py``: below the range both take well under 0.1 s and HiGHS
+#: returns a vertex, exact to rounding; inside it Clarabel's interior point (no crossover)
+#: was 3x to 5x faster; above it Clarabel slowed down on the tree's own LPs and stopped
+#: short of optimal on Leduc with 13 ranks.
+CLARABEL_NONZEROS = (10_000, 150_000)
+
+#: The backend name that asks for :func:`choose_backend`'s rule (routes that solve an LP).
+AUTO = "auto"
+
+
+def choose_backend(problem: LinearProgram) -> tuple[str, str]:
+    """The backend for ``problem`` when none is named, and why, as one phrase."""
+    low, high = CLARABEL_NONZEROS
+    if low <= problem.nnz <= high and registered()["clarabel"].is_available():
+        return "clarabel", f"{problem.nnz:,} nonzeros, in the {low:,} to {high:,} where Clarabel was fastest"
+    where = "below" if problem.nnz < low else "above"
+    return "highs", f"{problem.nnz:,} nonzeros, {where} the {low:,} to {high:,} where Clarabel was fastest"
+
+
 def write_problem(problem: LinearProgram, path: str | Path, file_format: str | None = None) -> None:
     """Write ``problem`` as an MPS or LP file (format from ``file_format`` or the suffix)."""
     from .highs import write_with_highs
@@ -136,8 +158,10 @@ def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bi
 
 
 __all__ = [
+    "AUTO",
     "Backend",
     "CAPABILITIES",
+    "CLARABEL_NONZEROS",
     "Capabilities",
     "PYOMO_CANDIDATES",
     "Solution",
@@ -145,6 +169,7 @@ __all__ = [
     "Status",
     "available_backends",
     "available_pyomo_solvers",
+    "choose_backend",
     "default_indicators",
     "get_backend",
     "quiet_logger",

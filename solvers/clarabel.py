@@ -1,5 +1,6 @@
-"""Clarabel, an interior-point conic solver with a direct sparse factorization
-(``pip install equilibria[clarabel]``): linear programs only.
+"""Clarabel, an interior-point conic solver with a direct sparse factorization: linear
+programs only. A regular dependency: ``backend="auto"`` chooses it for LPs in the range of
+sizes where it was fastest (:func:`equilibria.solvers.choose_backend`).
 
 The LP is handed over as cones: equality rows as the zero cone, every finite one-sided row
 or column bound as a row of the nonnegative cone (``A x + s = b``). Row duals are mapped
@@ -102,7 +103,7 @@ class ClarabelBackend(Backend):
 
     name = "clarabel"
     module = "clarabel"
-    install = "equilibria[clarabel]"
+    install = "clarabel"
     capabilities = Capabilities(lp=True, duals=True, time_limit=True)
 
     def _solve_lp(

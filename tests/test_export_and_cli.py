@@ -6,7 +6,7 @@ import highspy
 import pyscipopt
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import one_line_refusal, run_cli
 
 from .efg_samples import IMPERFECT_RECALL
 
@@ -50,7 +50,7 @@ def test_exported_names_follow_the_math(tmp_path):
 
 
 def test_solve_json_keys_and_values():
-    res = run_cli("solve", "leduc", "--json")
+    res = run_cli("solve", "leduc", "--no-shrink", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     for key in ("value", "exploitability", "backend", "rows", "columns", "nonzeros", "seconds"):
@@ -58,6 +58,22 @@ def test_solve_json_keys_and_values():
     assert out["value"] == pytest.approx(LEDUC_VALUE, abs=1e-8)
     assert out["exploitability"] <= 1e-7
     assert (out["rows"], out["columns"]) == (1 + 468 + 1093, 1093 + 1 + 468)
+
+
+def test_solve_without_flags_chooses_lossless_gameshrink_and_says_why():
+    """Leduc has ordered signals: the default is GameShrink's lossless LP (144 information
+    sets per player instead of 468), same value, certified in the full game."""
+    out = json.loads(run_cli("solve", "leduc", "--json").stdout)
+    assert out["route"] == "shrink" and out["certified_in"] == "the game"
+    assert out["infosets_after"] == [144, 144] and out["infosets_before"] == [468, 468]
+    assert out["value"] == pytest.approx(LEDUC_VALUE, abs=1e-8) and out["exploitability"] <= 1e-7
+    assert out["plan"][0].startswith("lossless GameShrink") and out["plan"][1].startswith("backend highs")
+    # a game without ordered signals keeps its tree; a named backend is kept
+    dice = json.loads(run_cli("solve", "liars_dice:sides=3", "--backend", "clarabel", "--json").stdout)
+    assert dice["route"] == "lp" and dice["backend"] == "clarabel"
+    assert dice["plan"] == ["no abstraction: the game has no ordered signals for GameShrink"]
+    refused = one_line_refusal(run_cli("solve", "leduc", "--shrink", "--no-shrink"))
+    assert "exclude each other" in refused
 
 
 def test_solve_prints_value_and_exploitability_and_writes_strategy(tmp_path):

@@ -129,7 +129,7 @@ def test_cli_prints_iterations_and_no_lp():
     res = run_cli("solve", "leduc", "--shrink", "--algorithm", "mirror-prox", "--iterations", "50")
     assert res.returncode == 0, res.stderr
     assert "iterations      50 in" in res.stdout and "proven exploitability bound" in res.stdout
-    assert "no LP built" in res.stdout and "strategies lifted" in res.stdout
+    assert "no LP built" in res.stdout and "certified by best responses over the betting template" in res.stdout
 
 
 def test_rhode_island_runner_writes_its_curve_and_figure(tmp_path):

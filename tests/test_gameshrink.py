@@ -126,13 +126,15 @@ def test_cli_shrink_json_and_solve_shrink(capsys):
     assert out["signal_tree_nodes"] == 1 + 6 + 30 + 120 and out["rows_before"] == 1562
     assert main(["solve", "leduc", "--shrink"]) == 0
     text = capsys.readouterr().out
-    assert "-0.085606424078" in text and "strategies lifted" in text and "best responses in the game" in text
+    assert "-0.085606424078" in text and "certified by best responses over the betting template" in text
+    assert "best responses in the game" in text
 
 
 def test_solve_shrink_honours_every_solve_option(tmp_path, capsys):
     out = tmp_path / "leduc.csv"
     assert main(["solve", "leduc", "--shrink", "--strategy-out", str(out), "--time-limit", "60", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
+    # --strategy-out lifts the strategies onto the full tree
     assert answer["route"] == "shrink" and answer["certified_in"] == "the game" and answer["lifted"]
     assert answer["value"] == pytest.approx(-0.085606424078, abs=1e-7)  # published value
     assert answer["attempts"], "a time limit runs the anytime solve"

@@ -22,7 +22,7 @@ from tests.conftest import one_line_refusal, run_cli, run_python
 def test_a_game_beyond_a_free_license_is_refused_in_one_line(backend):
     if backend not in available_backends():
         pytest.skip(f"{backend} is not installed here")
-    line = one_line_refusal(run_cli("solve", "leduc:ranks=4", "--backend", backend))
+    line = one_line_refusal(run_cli("solve", "leduc:ranks=4", "--no-shrink", "--backend", backend))
     assert "license" in line
 
 

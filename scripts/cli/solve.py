@@ -23,7 +23,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ...routes import solve
 
     options = dict(
-        backend=args.backend,
+        backend=args.backend or "auto",
         method=args.method,
         time_limit=args.time_limit,
         target_exploitability=args.target_exploitability,
@@ -34,21 +34,27 @@ def cmd_solve(args: argparse.Namespace) -> int:
     )
     if args.algorithm != "lp":
         given = [flag for flag, on in (("--both-lps", args.both_lps), ("--method", args.method)) if on]
-        if args.backend != "highs":
+        if args.backend is not None:
             given.append("--backend")
         if given:
             raise usage_error(f"{given[0]} applies to the LP, not to {args.algorithm}")
     check_strategy_target(args)
+    if args.shrink and args.no_shrink:
+        raise usage_error("--shrink and --no-shrink exclude each other")
+    if not args.shrink:
+        for flag, given in (("--compact", args.compact), ("--threshold", args.threshold), ("--rule", args.rule)):
+            if given and given != "lossless":
+                raise usage_error(f"{flag} needs --shrink" + (" --rule none" if flag == "--compact" else ""))
+    # strategies written per information set of the full game: GameShrink's are lifted onto its tree
+    lift = bool(args.strategy_out)
     if args.shrink:
-        answer = solve(args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, **options)
-    else:
-        if args.compact:
-            raise usage_error("--compact needs --shrink --rule none")
-        if args.threshold:
-            raise usage_error("--threshold needs --shrink")
-        if args.rule != "lossless":
-            raise usage_error("--rule needs --shrink")
+        answer = solve(
+            args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, lift=lift, **options
+        )
+    elif args.no_shrink:
         answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
+    else:  # the route is chosen (equilibria.plan)
+        answer = solve(args.game, "auto", both_lps=args.both_lps, lift=lift, **options)
     print_answer(answer, args)
     return 0
 
@@ -85,15 +91,27 @@ def cmd_shrink(args: argparse.Namespace) -> int:
 
 def add_solve(sub: Any) -> None:
     """The ``solve`` command's arguments."""
-    p = sub.add_parser("solve", help="solve a two-player zero-sum game by the sequence-form LP")
+    p = sub.add_parser(
+        "solve",
+        help="solve a two-player zero-sum game by the sequence-form LP",
+        description="Solve a two-player zero-sum game by the sequence-form LP. Without flags the abstraction "
+        "(lossless GameShrink for games with ordered signals), the formulation and the backend (by the LP's "
+        "size) are chosen by a fixed rule, printed with the answer; any flag given is kept.",
+    )
     p.add_argument("game", help=GAME_HELP)
-    p.add_argument("--backend", type=text_type, default="highs", help="highs (default), scip or pyomo:NAME")
+    p.add_argument(
+        "--backend",
+        type=text_type,
+        default=None,
+        help="highs, clarabel, scip, pyomo:NAME, ... (default: auto, chosen by the LP's size and printed)",
+    )
     p.add_argument(
         "--method",
         type=text_type,
         dest="method",
         default=None,
-        help="HiGHS algorithm: concurrent (default: simplex and IPX race), simplex, ipx, ipm or pdlp",
+        help="HiGHS algorithm (implies --backend highs): simplex, ipx, ipm, pdlp or concurrent "
+        "(simplex and IPX race); default: by the LP's shape",
     )
     p.add_argument(
         "--time-limit",
@@ -129,7 +147,11 @@ def add_solve(sub: Any) -> None:
     p.add_argument(
         "--shrink",
         action="store_true",
-        help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island)",
+        help="solve through GameShrink's shrunk LP (ordered games: kuhn, generalized_kuhn, leduc, rhode_island; "
+        "the default for them, lossless rule)",
+    )
+    p.add_argument(
+        "--no-shrink", action="store_true", help="solve the game's tree directly, even when it has ordered signals"
     )
     p.add_argument(
         "--threshold", type=number_type("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"

@@ -1,0 +1,67 @@
+"""What ``equilibria solve`` runs when the user names nothing: the abstraction, the
+formulation and the backend, each chosen by a fixed rule and reported with its reason.
+
+The rule, measured in ``benchmarks/default_rule.py`` (``benchmarks/default_rule.csv``):
+
+* **Abstraction.** A two-player game with ordered signals (Kuhn, G_n, Leduc, Rhode
+  Island) is solved through GameShrink's lossless rule (Gilpin and Sandholm, "Lossless
+  abstraction of imperfect information games", 2007): the shrunk game has the same value
+  and its equilibria lift to equilibria of the full game, where the answer is certified.
+  Its LP was 3.3x (Leduc) to 3.8x (13 ranks) smaller and solved 5x to 15x faster.
+  Other games are solved on their tree. The choice is made for speed, not size: a game
+  whose tree would not fit in memory is refused with its size, as without the rule, and
+  ``--shrink`` stays the user's choice for it (Rhode Island's lossless shrunk LP has 130
+  million nonzeros: a first-order ``--algorithm`` solves it).
+* **Formulation.** The sequence-form LP of that game. The compact LP (fold and showdown
+  payoffs through sums) is chosen only when asked (``--shrink --rule none --compact``):
+  it is written for the game without abstraction, and on every ordered game measured the
+  lossless shrunk LP was smaller and faster.
+* **Backend.** By the LP's size (:func:`equilibria.solvers.choose_backend`): Clarabel in
+  the range of nonzeros where it was fastest, HiGHS elsewhere, HiGHS whenever a HiGHS
+  method, a time limit or a target exploitability is given; should Clarabel stop short of
+  optimal, HiGHS solves the LP again.
+
+Anything the user names is kept: ``backend``, ``method``, the ``lp`` or ``shrink`` route.
+``equilibria.solve(game, "auto")`` runs the rule; the answer's ``plan`` says what was
+chosen and why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .solvers import AUTO
+
+#: Options only the direct LP takes: naming one chooses it.
+DIRECT_ONLY = ("both_lps",)
+#: Options only GameShrink's route takes: dropped when the tree's LP is chosen.
+SHRINK_ONLY = ("lift",)
+
+
+def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], list[str]]:
+    """The route, its options and the reasons for what was chosen, for ``game`` solved
+    with the ``lp`` route's ``options`` (those left out are chosen; ``lift`` is passed to
+    GameShrink's route when it is chosen)."""
+    from .instances.registry import describe
+
+    options = {k: v for k, v in options.items() if v or k not in DIRECT_ONLY}
+    options.setdefault("backend", AUTO)
+    description = describe(game)
+    direct = [name for name in DIRECT_ONLY if options.get(name)]
+    tree = {k: v for k, v in options.items() if k not in SHRINK_ONLY}
+    if direct:
+        return "lp", tree, [f"no abstraction: {direct[0]} is an option of the tree's LP"]
+    if not description.has("ordered"):
+        return "lp", tree, ["no abstraction: the game has no ordered signals for GameShrink"]
+    # GameShrink is chosen for speed, not for size: a game whose tree would not fit is
+    # refused with its size, and --shrink (with a first-order algorithm for the largest)
+    # stays the user's own choice
+    description.check_size("extensive")
+    return (
+        "shrink",
+        options,
+        ["lossless GameShrink: ordered signals; same value, equilibria lift to the full game and are certified there"],
+    )
+
+
+__all__ = ["DIRECT_ONLY", "SHRINK_ONLY", "choose"]
