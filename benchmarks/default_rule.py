@@ -12,7 +12,9 @@ it (the full game), so a fast but inexact solve shows in the exploitability colu
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,7 +29,7 @@ GAMES = [
     "leduc:ranks=8",
     "leduc:ranks=13",
     "generalized_kuhn:cards=100",
-    "generalized_kuhn:cards=1000",
+    "generalized_kuhn:cards=300",
     "rhode_island:ranks=4,suits=2",
     "liars_dice:sides=4",
     "liars_dice:sides=6",
@@ -41,6 +43,8 @@ FORMULATIONS = {
 }
 #: a call slower than this many seconds is not repeated
 SLOW = 10.0
+#: seconds one (game, formulation, backend) cell may take, repeats included
+CELL_LIMIT = 180.0
 
 
 def run(game: str, route: str, options: dict, backend: str, repeat: int) -> dict:
@@ -67,27 +71,41 @@ def run(game: str, route: str, options: dict, backend: str, repeat: int) -> dict
     }
 
 
+def cell(game: str, formulation: str, backend: str, repeat: int) -> dict:
+    """One measurement in a process of its own, stopped after :data:`CELL_LIMIT` seconds."""
+    cmd = [sys.executable, __file__, "--cell", game, formulation, backend, "--repeat", str(repeat)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=CELL_LIMIT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {CELL_LIMIT:.0f} s"}
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]}
+    return json.loads(done.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     parser.add_argument("--games", default=";".join(GAMES))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=str(HERE / "default_rule.csv"))
+    parser.add_argument("--cell", nargs=3, metavar=("GAME", "FORMULATION", "BACKEND"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.cell:
+        game, formulation, backend = args.cell
+        route, options = FORMULATIONS[formulation]
+        print(json.dumps(run(game, route, options, backend, args.repeat)))
+        return 0
     from equilibria.instances.registry import describe
-    from equilibria.models.errors import EquilibriaError
 
     rows = []
     for game in args.games.split(";"):
         ordered = "ordered" in describe(game).views
-        for formulation, (route, options) in FORMULATIONS.items():
+        for formulation, (route, _) in FORMULATIONS.items():
             if route == "shrink" and not ordered:
                 continue
             for backend in ("highs", "clarabel"):
                 row = {"game": game, "formulation": formulation, "backend": backend}
-                try:
-                    row |= run(game, route, options, backend, args.repeat)
-                except EquilibriaError as exc:  # a backend that returns no solution is a row too
-                    row["error"] = str(exc)
+                row |= cell(game, formulation, backend, args.repeat)
                 rows.append(row)
                 print(", ".join(f"{k} {v}" for k, v in row.items()), flush=True)
     keys = list(dict.fromkeys(k for row in rows for k in row))

@@ -135,3 +135,14 @@ def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_pat
     assert "Traceback" not in res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], res.stderr
+
+
+def test_the_auto_backend_belongs_to_the_lp_routes():
+    from equilibria.routes import RouteError, solve
+
+    with pytest.raises(RouteError, match="applies to the routes lp, shrink, not nash"):
+        solve("kuhn", "nash", backend="auto")
+    # from Python, route "auto" is the rule the command line runs without flags
+    answer = solve("kuhn", "auto")
+    assert answer.route == "shrink" and answer.value == pytest.approx(-1 / 18, abs=1e-12)  # Kuhn (1950)
+    assert answer.backend == "highs" and "68 nonzeros" in answer.plan[1]
