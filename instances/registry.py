@@ -46,7 +46,7 @@ class ViewUnavailable(EquilibriaError):
 
 @dataclass(frozen=True)
 class Parameter:
-    """A game parameter: name, type (``int``, ``float`` or ``str``) and default."""
+    """A game parameter: name, type (``bool``, ``int``, ``float`` or ``str``) and default."""
 
     name: str
     kind: type
@@ -55,6 +55,13 @@ class Parameter:
     def parse(self, game: str, text: str) -> Any:
         """The value of ``text`` as this parameter's type; UnknownInstanceError otherwise."""
         text = text.strip()
+        if self.kind is bool:  # "False" and "0" must not arrive as a true string
+            word = text.lower()
+            if word not in BOOLEAN_WORDS:
+                raise UnknownInstanceError(
+                    f"'{game}': parameter {self.name} must be true or false (or 1, 0, yes, no), not '{text}'"
+                )
+            return BOOLEAN_WORDS[word]
         if self.kind is int:
             if not re.fullmatch(r"[+-]?\d+", text):
                 raise UnknownInstanceError(f"'{game}': parameter {self.name} must be a whole number, not '{text}'")
@@ -67,6 +74,10 @@ class Parameter:
         return text
 
 
+#: The words a ``bool`` parameter is read from (case-insensitive).
+BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+
+
 def _parameters(factory: Callable) -> dict[str, Parameter]:
     out = {}
     for p in inspect.signature(factory).parameters.values():
@@ -74,7 +85,7 @@ def _parameters(factory: Callable) -> dict[str, Parameter]:
         if p.default is not inspect.Parameter.empty and p.default is not None:
             kind = type(p.default)
         else:
-            kind = {"int": int, "float": float}.get(str(annotation), str)
+            kind = {"bool": bool, "int": int, "float": float}.get(str(annotation), str)
         out[p.name] = Parameter(p.name, kind, None if p.default is inspect.Parameter.empty else p.default)
     return out
 

@@ -12,6 +12,7 @@ import pytest
 import equilibria
 from equilibria.instances import load
 from equilibria.models.rules import RulesError, generate
+from tests.conftest import one_line_refusal, run_cli
 
 RULES = {
     "kuhn_rules:cards=3": "generalized_kuhn:cards=3",
@@ -278,3 +279,22 @@ def test_liars_dice_with_six_sides_has_the_generators_value():
     assert ours.value == pytest.approx(theirs.value, abs=1e-9)
     assert ours.value == pytest.approx(-7 / 258, abs=1e-9)  # the game's known value for player 1
     assert ours.exploitability <= 1e-9
+
+
+@pytest.mark.parametrize(("text", "value"), [("False", 0.0), ("0", 0.0), ("no", 0.0), ("true", 1.0), ("1", 1.0)])
+def test_a_boolean_parameter_is_read_as_a_boolean(tmp_path, text, value):
+    """``flag=False`` once reached the rules as the true string "False". Matching pennies
+    has value 0; with player 2 forced to match, player 1 wins 1 by matching."""
+    path = tmp_path / "forced.py"
+    path.write_text(
+        "PLAYERS = ('A', 'B')\n\n"
+        "def rules(g, forced=False):\n"
+        "    a = g.choose('A', ['heads', 'tails'], secret=True)\n"
+        "    b = g.choose('B', ['heads'] if forced else ['heads', 'tails'])\n"
+        "    g.outcome([1, -1] if a == b else [-1, 1])\n"
+    )
+    from equilibria import solve
+
+    assert solve(f"{path}:forced={text}").value == pytest.approx(value, abs=1e-12)
+    refused = one_line_refusal(run_cli("solve", f"{path}:forced=maybe"))
+    assert "parameter forced must be true or false" in refused
