@@ -66,10 +66,12 @@ def sheriff(
         key[depth == 0] = 0
         pay = np.zeros((k, 2))
         caught = inspect & (items > 0)
-        pay[:, 0] = np.where(
-            inspect, np.where(caught, -items * item_penalty, sheriff_penalty), items * item_value - bribe
-        )
-        pay[:, 1] = np.where(inspect, np.where(caught, items * item_penalty, -sheriff_penalty), bribe)
+        # huge parameters overflow to inf: the game's validation names the terminal, no warning
+        with np.errstate(over="ignore", invalid="ignore"):
+            pay[:, 0] = np.where(
+                inspect, np.where(caught, -items * item_penalty, sheriff_penalty), items * item_value - bribe
+            )
+            pay[:, 1] = np.where(inspect, np.where(caught, items * item_penalty, -sheriff_penalty), bribe)
 
         def children(rows: np.ndarray, cols_: np.ndarray) -> tuple[State, np.ndarray]:
             d = depth[rows]

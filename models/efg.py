@@ -468,6 +468,13 @@ class ExtensiveGame:
         bad = np.flatnonzero(~term & (self.num_children == 0))
         if bad.shape[0]:
             raise GameError(f"{self.describe_node(int(bad[0]))} is not terminal but has no actions")
+        bad_outcome = np.flatnonzero(~np.isfinite(self.outcome_payoffs).all(axis=1))
+        if bad_outcome.shape[0]:
+            where = np.flatnonzero(self.outcome == bad_outcome[0])
+            at = self.describe_node(int(where[0])) if where.shape[0] else f"outcome {int(bad_outcome[0]) + 1}"
+            raise GameError(
+                f"{at} has payoffs {self.outcome_payoffs[bad_outcome[0]].tolist()}: payoffs must be finite numbers"
+            )
         # chance probabilities
         chance_children = (
             np.flatnonzero(np.r_[False, kinds[self.parent[1:]] == CHANCE]) if n > 1 else np.zeros(0, np.int64)

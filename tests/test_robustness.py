@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from equilibria.scripts.cli import main
-from tests.conftest import run_cli
+from tests.conftest import one_line_refusal, run_cli
 
 ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
 
@@ -153,3 +153,10 @@ def test_ctrl_c_at_any_moment_exits_130_within_a_second(method, delay, tmp_path)
     assert code == 130, err
     assert err.strip().splitlines()[-1] == "equilibria: interrupted" and out == ""
     assert seconds < 1.0
+
+
+def test_payoffs_that_overflow_are_refused_in_one_line():
+    """sheriff:item_value=1e308 overflows to inf: once numpy's warning added two lines and
+    HiGHS failed; the game's validation now names the terminal."""
+    refused = one_line_refusal(run_cli("solve", "sheriff:item_value=1e308"))
+    assert "payoffs must be finite numbers" in refused and "node " in refused
