@@ -14,10 +14,14 @@ import threading
 import time
 from typing import NoReturn
 
-from .interrupts import SIGNALLED, WATCHING, interrupted
+from .interrupts import ENDING_SIGNALS, SIGNALLED, WATCHING, exit_status, interrupted, seen
 
 #: Seconds an interrupted command has to unwind before the process leaves regardless.
 EXIT_GRACE = 0.8
+
+
+#: SIGINT, SIGTERM and SIGHUP: each ends a command as Ctrl-C does.
+_ENDING = [getattr(signal, name) for name in ENDING_SIGNALS if hasattr(signal, name)]
 
 
 def _on_sigint(signum: int, frame: object) -> None:
@@ -28,29 +32,32 @@ def _on_sigint(signum: int, frame: object) -> None:
 
 
 def _watch_interrupts() -> None:
-    """Wait for SIGINT in a thread of its own (it is blocked everywhere else), so that an
-    interrupt is seen even while the main thread is inside a long C call: the main thread
-    is asked to unwind (KeyboardInterrupt: solvers are cancelled, partial files removed);
-    if it has not finished within :data:`EXIT_GRACE` seconds the process leaves anyway."""
-    signal.sigwait({signal.SIGINT})
-    SIGNALLED.set()
+    """Wait for SIGINT, SIGTERM or SIGHUP in a thread of its own (they are blocked
+    everywhere else), so that the signal is seen even while the main thread is inside a
+    long C call: the main thread is asked to unwind (KeyboardInterrupt: solvers are
+    cancelled, partial files removed); if it has not finished within :data:`EXIT_GRACE`
+    seconds the process leaves anyway, with 128 plus the signal's number."""
+    number = signal.sigwait(set(_ENDING))
+    seen(signal.Signals(number).name)
     import _thread
 
     _thread.interrupt_main()
     time.sleep(EXIT_GRACE)
     interrupted()
-    os._exit(130)
+    os._exit(exit_status())
 
 
 def entry() -> NoReturn:
     """Run the command line in a process of its own: exit status as :func:`cli.main`
-    returns it, 130 within a second of Ctrl-C whatever the process is doing."""
+    returns it; within a second of Ctrl-C, SIGTERM or SIGHUP, whatever the process is
+    doing, 130, 143 or 129, partial files removed."""
     if hasattr(signal, "pthread_sigmask"):
         # a shell starts background commands with SIGINT ignored, and the interrupt below
         # reaches the main thread only through a Python handler: install one
         signal.signal(signal.SIGINT, _on_sigint)
-        # block SIGINT before any other thread exists, so every thread inherits the mask
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # block the ending signals before any other thread exists, so every thread
+        # inherits the mask and only the watcher receives them
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(_ENDING))
         threading.Thread(target=_watch_interrupts, name="interrupts", daemon=True).start()
         WATCHING.set()
     try:
@@ -59,7 +66,7 @@ def entry() -> NoReturn:
         code = main()
     except KeyboardInterrupt:  # during the imports
         interrupted()
-        code = 130
+        code = exit_status()
     try:
         sys.stdout.flush()
     except (BrokenPipeError, OSError):

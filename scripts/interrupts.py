@@ -17,9 +17,28 @@ _done = False
 WATCHING = threading.Event()
 SIGNALLED = threading.Event()
 
+#: The signals that end a command cleanly (partial files removed, one line), with the
+#: word said and the exit status (128 + the signal's number, as a shell reports it).
+ENDING_SIGNALS = {"SIGINT": ("interrupted", 130), "SIGTERM": ("terminated", 143), "SIGHUP": ("hung up", 129)}
+
+#: The name of the ending signal seen (SIGINT until another is seen).
+_seen = ["SIGINT"]
+
+
+def seen(name: str) -> None:
+    """Note that the ending signal ``name`` arrived."""
+    _seen[0] = name
+    SIGNALLED.set()
+
+
+def exit_status() -> int:
+    """The exit status for the ending signal seen (130 for Ctrl-C)."""
+    return ENDING_SIGNALS[_seen[0]][1]
+
 
 def interrupted() -> None:
-    """Remove partial output files and print ``equilibria: interrupted`` once."""
+    """Remove partial output files and print ``equilibria: interrupted`` (``terminated``,
+    ``hung up``, by the signal seen) once."""
     global _done
     with _said:
         models_output = sys.modules.get("equilibria.models.output")
@@ -28,9 +47,9 @@ def interrupted() -> None:
         if not _done:
             _done = True
             try:
-                print("equilibria: interrupted", file=sys.stderr, flush=True)
+                print(f"equilibria: {ENDING_SIGNALS[_seen[0]][0]}", file=sys.stderr, flush=True)
             except OSError:
                 pass
 
 
-__all__ = ["SIGNALLED", "WATCHING", "interrupted"]
+__all__ = ["ENDING_SIGNALS", "SIGNALLED", "WATCHING", "exit_status", "interrupted", "seen"]

@@ -111,14 +111,14 @@ def test_size_estimates_equal_the_built_trees():
         assert units == load(spec).num_nodes, spec
 
 
-def interrupt_after(delay, *args):
-    """Start ``equilibria solve ...``, send SIGINT after ``delay`` seconds; return the
-    completed process and the seconds from the signal to the exit."""
+def interrupt_after(delay, *args, signum=signal.SIGINT):
+    """Start ``equilibria solve ...``, send ``signum`` (SIGINT) after ``delay`` seconds;
+    return the completed process and the seconds from the signal to the exit."""
     cmd = [str(Path(sys.executable).parent / "equilibria"), "solve", *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
     sent = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     return proc.returncode, out, err, time.perf_counter() - sent
 
@@ -129,6 +129,21 @@ def test_ctrl_c_during_a_solve_exits_130_within_a_second(tmp_path):
         2.0, "leduc:ranks=10", "--no-shrink", "--strategy-out", str(out_file), "--quiet"
     )
     assert code == 130 and err == "equilibria: interrupted\n" and out == ""
+    assert seconds < 1.0
+    assert listing(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hung up")]
+)
+@pytest.mark.parametrize("delay", [0.5, 2.0, 5.0])
+def test_sigterm_and_sighup_end_a_solve_as_ctrl_c_does(tmp_path, signum, code, word, delay):
+    """Once the process died by the signal and left its temporary file beside the target."""
+    out_file = tmp_path / "s.csv"
+    got, out, err, seconds = interrupt_after(
+        delay, "leduc:ranks=10", "--no-shrink", "--strategy-out", str(out_file), "--quiet", signum=signum
+    )
+    assert got == code and err == f"equilibria: {word}\n" and out == ""
     assert seconds < 1.0
     assert listing(tmp_path) == []
 

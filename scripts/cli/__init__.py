@@ -30,7 +30,7 @@ import io
 import sys
 from typing import Any
 
-from ..interrupts import SIGNALLED, WATCHING, interrupted
+from ..interrupts import SIGNALLED, WATCHING, exit_status, interrupted
 from . import games, nash, routes, show, solve, sweep, threshold
 from .common import FIRST_ORDER, Parser, one_line, version_text
 from .progress import c_stdout_to_stderr, progress_shown
@@ -102,7 +102,8 @@ def _run(argv: list[str] | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for bad input, 130 if interrupted)."""
+    """Run the command line; returns the exit status (2 for bad input, 130 if interrupted,
+    143 if terminated, 129 if hung up)."""
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             print("equilibria: error: the game's code raised KeyboardInterrupt", file=sys.stderr)
             return 2
         interrupted()
-        return 130
+        return exit_status()
 
 
 __all__ = ["FIRST_ORDER", "build_parser", "main", "one_line"]
