@@ -175,3 +175,24 @@ def test_payoffs_that_overflow_are_refused_in_one_line():
     HiGHS failed; the game's validation now names the terminal."""
     refused = one_line_refusal(run_cli("solve", "sheriff:item_value=1e308"))
     assert "payoffs must be finite numbers" in refused and "node " in refused
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["nash", "kuhn:players=3", "--products", "log", "--backend", "highs", "--epsilon", "0.01"],
+        ["shrink", "leduc"],
+        ["threshold", "kuhn_continuous"],
+    ],
+)
+def test_an_unwritable_write_target_is_refused_before_the_work(command, monkeypatch):
+    """nash once solved for 11 s before refusing --write /missing/x.lp."""
+    from equilibria import routes
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work started before the target was checked")
+
+    monkeypatch.setattr(routes, "solve", no_work)
+    monkeypatch.setattr("equilibria.shrink.shrink", no_work)
+    refused = one_line_refusal(run_cli(*command, "--write", "/missing/x.lp"))
+    assert refused == "equilibria: error: cannot write /missing/x.lp: folder /missing does not exist"

@@ -20,6 +20,10 @@ def cmd_nash(args: argparse.Namespace) -> int:
     from ...nash import NashSolution
     from ...routes import solve
 
+    if args.write:
+        from ...models.output import check_target
+
+        check_target(args.write)  # before the work
     sol = solve(
         args.game,
         "nash",

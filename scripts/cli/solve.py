@@ -63,6 +63,10 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from ...shrink import shrink
     from ...solvers import write_problem
 
+    if args.write:
+        from ...models.output import check_target
+
+        check_target(args.write)  # before the work
     report = shrink(
         args.game, args.threshold, progress=args.verbose, rule=args.rule, build_lp=not args.eliminate_dominated
     )

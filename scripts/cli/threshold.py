@@ -40,10 +40,11 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     if args.refinement and not several:
         raise usage_error("--refinement needs several --model or --join")
     chosen = {"models": args.model, "join": args.join or "one-program", "refinement": args.refinement}
-    if args.write_model:
-        from ...models.output import check_target
+    from ...models.output import check_target
 
-        check_target(args.write_model)  # before the work
+    for target in (args.write_model, args.write):
+        if target:
+            check_target(target)  # before the work
     sol = solve(
         args.game,
         "threshold",
