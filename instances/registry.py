@@ -102,8 +102,25 @@ class TooLarge(EquilibriaError):
 
 
 def available_memory() -> int:
-    """Bytes of memory available to a new allocation (``MemAvailable`` on Linux, else the
-    physical memory)."""
+    """Bytes this process can still allocate: the least of the machine's available memory
+    (``MemAvailable`` on Linux, else the physical memory), what the address-space and data
+    limits leave (``ulimit -v``, ``ulimit -d``) and what the cgroup's memory limit leaves
+    (a container's or a systemd unit's)."""
+    room = [_machine_memory()]
+    import resource
+
+    used = _own_virtual_bytes()
+    for limit in (resource.RLIMIT_AS, getattr(resource, "RLIMIT_DATA", None)):
+        if limit is None:
+            continue
+        soft, _ = resource.getrlimit(limit)
+        if soft != resource.RLIM_INFINITY:
+            room.append(max(soft - used, 0))
+    room.extend(_cgroup_room())
+    return max(min(room), 0)
+
+
+def _machine_memory() -> int:
     try:
         with open("/proc/meminfo") as handle:
             for line in handle:
@@ -115,6 +132,49 @@ def available_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 1 << 62
+
+
+def _own_virtual_bytes() -> int:
+    """This process's virtual size (what ``ulimit -v`` counts), or 0 when unknown."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
+
+
+def _cgroup_room() -> list[int]:
+    """What this process's cgroup memory limit leaves (v2 ``memory.max`` less
+    ``memory.current``, or v1 ``memory.limit_in_bytes`` less ``memory.usage_in_bytes``);
+    empty when there is no limit or no cgroup file."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        if controllers == "":  # cgroup v2
+            candidates = [("/sys/fs/cgroup" + path, "memory.max", "memory.current")]
+        elif "memory" in controllers.split(","):
+            candidates = [("/sys/fs/cgroup/memory" + path, "memory.limit_in_bytes", "memory.usage_in_bytes")]
+        else:
+            continue
+        for folder, limit_name, usage_name in candidates:
+            try:
+                with open(os.path.join(folder, limit_name)) as handle:
+                    limit_text = handle.read().strip()
+                with open(os.path.join(folder, usage_name)) as handle:
+                    usage = int(handle.read().strip())
+            except (OSError, ValueError):
+                continue
+            if limit_text.isdigit() and int(limit_text) < (1 << 60):
+                out.append(max(int(limit_text) - usage, 0))
+    return out
 
 
 def _human(n: float) -> str:
@@ -197,7 +257,8 @@ class GameDescription:
             )
             raise TooLarge(
                 f"'{self.spec}' is too large: about {_human(units)} {what}, needing about {_human(need)} bytes "
-                f"with the {view} form; this machine has {_human(have)} bytes available; {advice}"
+                f"with the {view} form; this process has {_human(have)} bytes available "
+                f"(free memory, ulimit and cgroup limits); {advice}"
             )
 
     @property

@@ -196,3 +196,18 @@ def test_an_unwritable_write_target_is_refused_before_the_work(command, monkeypa
     monkeypatch.setattr("equilibria.shrink.shrink", no_work)
     refused = one_line_refusal(run_cli(*command, "--write", "/missing/x.lp"))
     assert refused == "equilibria: error: cannot write /missing/x.lp: folder /missing does not exist"
+
+
+def test_a_process_memory_limit_counts_as_much_as_the_machine():
+    """Under ``ulimit -v 8388608`` (8 GiB) Liar's dice with 9 sides (about 10.6 GB) once
+    ran 18-88 s to 7.9 GB before failing: the size check read only the machine's memory."""
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (8388608 * 1024, resource.RLIM_INFINITY))\n"
+        "from equilibria.scripts.console import entry\n"
+        "sys.argv = ['equilibria', 'solve', 'liars_dice:sides=9']\n"
+        "entry()\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    refused = one_line_refusal(res)
+    assert "is too large" in refused and "ulimit" in refused
