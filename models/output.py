@@ -1,7 +1,10 @@
 """Writing output files safely: all or nothing, never over something that is not a file.
 
 A target that is a symbolic link is written through: the file it names gets the content
-(and is created when missing), and the link stays.
+(and is created when missing), and the link stays. ``-`` is standard output; a target
+that is a device or a FIFO, or any path under ``/dev/`` (``/dev/stdout``, ``/dev/null``)
+is a *stream*: the finished content is copied into it, as a shell's ``>`` would, and
+nothing is ever renamed over it.
 
 Every file equilibria writes (strategies, MPS/LP exports, shrunk LPs, programs) goes
 through :func:`atomic_output`: the content is written to a temporary file in the target's
@@ -15,7 +18,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,15 +37,46 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
 
 
+#: The target that names standard output.
+STDOUT = "-"
+#: Names of standard output a target may take: their content joins what the command
+#: prints (held back until it succeeds, like the rest of its output), never a file.
+STDOUT_NAMES = (STDOUT, "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+
+
+def is_stream(path: str | os.PathLike) -> bool:
+    """True for ``-`` (standard output), a path under ``/dev/`` and a target that is, or
+    links to, a character device or a FIFO: written in place, never replaced."""
+    text = str(path)
+    if text == STDOUT or text.startswith("/dev/"):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def check_target(path: str | os.PathLike) -> Path:
-    """The target as a Path, after checking it can be replaced by a regular file.
+    """The target as a Path, after checking it can be written: replaced by a regular
+    file, or (a stream, :func:`is_stream`) opened for writing.
 
     Raises OutputError when the folder does not exist or is not a folder, or the target
-    exists and is not a regular file (a directory, FIFO, device or socket).
+    exists and is a directory or a socket.
     """
     target = Path(path)
+    if str(path) in STDOUT_NAMES:
+        return target
     if str(path) == "" or target.name in ("", ".", ".."):
         raise OutputError(f"cannot write '{path}': not a file name")
+    if is_stream(path):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        if stat.S_ISDIR(mode) or stat.S_ISSOCK(mode):
+            raise OutputError(f"cannot write {target}: it is a {'directory' if stat.S_ISDIR(mode) else 'socket'}")
+        return target
     if target.is_symlink():
         # written through the link, as a shell's '>' does: the link stays and the file it
         # names (created when missing) gets the content
@@ -82,6 +118,10 @@ def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterato
     the target is left as it was; OSErrors become OutputError naming the target.
     """
     target = check_target(path)
+    if is_stream(path):
+        with _stream_output(target, suffix) as tmp:
+            yield tmp
+        return
     try:
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix, dir=target.parent)
     except OSError as exc:
@@ -118,6 +158,34 @@ def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterato
         _PARTIAL.discard(name)
 
 
+@contextmanager
+def _stream_output(target: Path, suffix: str | None) -> Iterator[Path]:
+    """Yield a temporary path; on success its content is copied into the stream
+    ``target`` (for standard output, into what the command prints). The temporary file
+    is always removed."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".equilibria.", suffix=suffix or target.suffix)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    os.close(fd)
+    _PARTIAL.add(name)
+    tmp = Path(name)
+    try:
+        yield tmp
+        try:
+            if str(target) in STDOUT_NAMES:
+                # text files all (MPS, LP, .efg, CSV); the command prints them with its output
+                sys.stdout.write(tmp.read_bytes().decode("utf-8", errors="replace"))
+            else:
+                with open(tmp, "rb") as source, open(target, "wb") as sink:
+                    shutil.copyfileobj(source, sink)
+        except OSError as exc:
+            raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+        _PARTIAL.discard(name)
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through :func:`atomic_output`."""
     with atomic_output(path) as tmp:
@@ -138,4 +206,12 @@ def remove_partial_outputs() -> None:
         _PARTIAL.discard(name)
 
 
-__all__ = ["atomic_output", "check_target", "remove_partial_outputs", "write_text"]
+__all__ = [
+    "STDOUT",
+    "STDOUT_NAMES",
+    "atomic_output",
+    "check_target",
+    "is_stream",
+    "remove_partial_outputs",
+    "write_text",
+]

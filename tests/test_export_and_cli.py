@@ -146,3 +146,41 @@ def test_the_auto_backend_belongs_to_the_lp_routes():
     answer = solve("kuhn", "auto")
     assert answer.route == "shrink" and answer.value == pytest.approx(-1 / 18, abs=1e-12)  # Kuhn (1950)
     assert answer.backend == "highs" and "68 nonzeros" in answer.plan[1]
+
+
+@pytest.mark.parametrize("target", ["-", "/dev/stdout"])
+def test_export_to_standard_output_leaves_the_device_and_prints_the_model(tmp_path, target):
+    """``-o /dev/stdout > f.mps`` once replaced /dev/stdout, run as root, with a regular
+    file; now the model is what the command prints, the report goes to stderr, and the
+    device stays as it was. The model read back by HiGHS has Kuhn poker's value, -1/18."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    before = os.lstat("/dev/stdout")
+    out = tmp_path / "f.mps"
+    with open(out, "w") as sink:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "equilibria"), "export", "kuhn", "-o", target],
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0 and done.stderr.startswith(f"wrote {target}: player 1's LP")
+    after = os.lstat("/dev/stdout")
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert highs_optimum(out) == pytest.approx(-1 / 18, abs=1e-9)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.mps"]
+
+
+def test_strategies_to_standard_output_keep_it_for_the_csv(tmp_path):
+    import io
+
+    import pandas as pd
+
+    done = run_cli("solve", "kuhn", "--strategy-out", "-")
+    table = pd.read_csv(io.StringIO(done.stdout))
+    assert list(table.columns[:3]) == ["player", "infoset", "action"]
+    assert "value (player 1) -0.055555555556" in done.stderr  # the report moved to stderr

@@ -37,15 +37,19 @@ def check_strategy_target(args: argparse.Namespace) -> None:
 def print_answer(answer: Any, args: argparse.Namespace) -> None:
     """Write ``--strategy-out``, then print the answer: its JSON with ``--json``, else the
     lines it renders and where the strategies went."""
+    from ...models.output import STDOUT_NAMES
+
     if args.strategy_out:
         write_strategies(answer, args.strategy_out)
+    # strategies on standard output (--strategy-out -) keep it for the CSV alone
+    report = sys.stderr if args.strategy_out in STDOUT_NAMES else sys.stdout
     if args.json:
-        print(answer.to_json())
+        print(answer.to_json(), file=report)
         return
     for line in answer.report_lines():
-        print(line)
+        print(line, file=report)
     if args.strategy_out:
-        print(f"strategies      written to {args.strategy_out}")
+        print(f"strategies      written to {args.strategy_out}", file=report)
 
 
 #: What ends a line for str.splitlines, or moves a terminal's cursor to another line.
@@ -92,7 +96,8 @@ def usage_error(message: str) -> Exception:
 
 GAME_HELP = (
     "a game: a registered name with parameters (kuhn, leduc:ranks=4; see 'equilibria games'), "
-    "a Gambit .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME"
+    "a Gambit .efg file, a rules file PATH.py[:key=value,...] (Python, run with your rights: "
+    "read one from others first), or openspiel:GAME"
 )
 
 

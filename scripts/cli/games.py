@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from .common import GAME_HELP, load_game, plural, text_type, usage_error
@@ -82,21 +83,26 @@ def export_format(output: str, asked: str | None) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ...formulations import sequence_form_lp
+    from ...models.output import check_target, is_stream
     from ...models.sequence import SequenceForm
     from ...solvers import write_problem
 
     fmt = export_format(args.output, args.format)
+    check_target(args.output)  # before the work
+    # written to standard output (-o - or /dev/stdout): the report goes to stderr
+    report = sys.stderr if is_stream(args.output) else sys.stdout
     game, _ = load_game(args.game)
     if fmt == "efg":
         from ...models.efg_io import write_efg
 
         write_efg(game, args.output)
-        print(f"wrote {args.output}: the game in Gambit's .efg format, {game.num_nodes} nodes")
+        print(f"wrote {args.output}: the game in Gambit's .efg format, {game.num_nodes} nodes", file=report)
         return 0
     lp = sequence_form_lp(SequenceForm(game), args.player - 1)
     write_problem(lp, args.output, fmt)
     print(
-        f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros"
+        f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros",
+        file=report,
     )
     return 0
 
