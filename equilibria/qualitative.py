@@ -900,7 +900,7 @@ def solve_threshold_separately(
     winner: int | None = None
     context = multiprocessing.get_context("spawn")
     _quiet_resource_tracker()
-    pool = context.Pool(min(workers, len(models)))
+    pool = _pool_deaf_to_ctrl_c(context, min(workers, len(models)))
     finished = False
     try:
         jobs = [(i, spec, m, options) for i, m in enumerate(models)]
@@ -926,6 +926,36 @@ def solve_threshold_separately(
     if "refinement" in options:
         return solve_threshold(spec, models=[models[winner]], **options), outcome
     return solve_threshold(spec, models[winner], **options), outcome
+
+
+def _pool_deaf_to_ctrl_c(context: Any, workers: int) -> Any:
+    """A pool of ``workers`` processes that stay silent on Ctrl-C: it reaches the whole
+    process group, and a worker it caught while starting printed a traceback or "Fatal
+    Python error". The workers ignore SIGINT once started, and inherit a standard error
+    that leads nowhere (their outcomes come back as results, errors included); the parent
+    handles the interrupt and terminates the pool."""
+    import os
+    import sys
+
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)  # only while the workers are created: they keep it, this process not
+        return context.Pool(workers, initializer=_ignore_sigint)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 __all__ = [

@@ -363,6 +363,11 @@ class HighsBackend(Backend):
         )
 
 
+#: Models with this many nonzeros are written by HiGHS in a child process: its writer
+#: holds Python's lock for seconds (Rhode Island with 8 ranks: 6.7 s before Ctrl-C acted).
+CHILD_WRITE_NONZEROS = 1_000_000
+
+
 def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | None = None) -> None:
     """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix).
 
@@ -376,6 +381,18 @@ def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | N
     h.passModel(to_highs_lp(problem, names=True))
     # HiGHS picks the format from the file's ending
     with atomic_output(path, suffix=f".{fmt}") as tmp:
-        status = h.writeModel(str(tmp))
-        if status.name == "kError":
-            raise OutputError(f"cannot write {path}: HiGHS could not write the model")
+        if problem.nnz < CHILD_WRITE_NONZEROS:
+            status = h.writeModel(str(tmp))
+            if status.name == "kError":
+                raise OutputError(f"cannot write {path}: HiGHS could not write the model")
+        else:
+            from .isolated import call_in_child
+
+            def write() -> None:
+                if h.writeModel(str(tmp)).name == "kError":
+                    raise OSError("HiGHS could not write the model")
+
+            try:
+                call_in_child(write, "writing the model")
+            except SolverError as exc:
+                raise OutputError(f"cannot write {path}: {exc}") from None

@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import pyomo.environ as pyo
-
 from ..models.errors import SolverError
 from .results import Solution
 
@@ -45,11 +43,58 @@ def _die_with_parent() -> None:
         pass
 
 
+def call_in_child(work: Callable[[], None], what: str) -> None:
+    """``work()`` in a forked child, the parent waiting in short steps: a C call that holds
+    Python's lock for seconds (HiGHS writing a model file) would otherwise keep Ctrl-C,
+    SIGTERM and the interrupt watcher waiting until it returns. An interrupt kills the
+    child; an exception in it is raised here as SolverError naming ``what``."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def run() -> None:
+        _die_with_parent()
+        try:
+            work()
+            send.send(None)
+        except Exception as exc:  # reported in the parent
+            send.send(str(exc) or type(exc).__name__)
+        finally:
+            send.close()
+            os._exit(0)
+
+    child = context.Process(target=run, daemon=True)
+    outcome: list[str | None] = []
+    try:
+        # started inside the try: an interrupt at any moment from here kills the child
+        # before the caller removes the file it may be writing
+        child.start()
+        send.close()
+        while not receive.poll(POLL_SECONDS):
+            if not child.is_alive() and not receive.poll(0):
+                break
+        try:
+            outcome.append(receive.recv())
+        except EOFError:  # the child died before it could answer
+            pass
+        child.join()
+    finally:
+        if child.pid is not None and child.is_alive():
+            child.kill()
+            child.join()
+        receive.close()
+    if not outcome:
+        raise SolverError(f"{what} failed: its process ended with exit {child.exitcode}")
+    if outcome[0] is not None:
+        raise SolverError(f"{what} failed: {outcome[0]}")
+
+
 def solve_in_child(solve: Callable[[], Solution], model: Any, time_limit: float | None, name: str) -> Solution:
     """``solve()`` (which loads its values into ``model``) in a forked child; returns its
     Solution with the values loaded into ``model`` here. Raises SolverError naming backend
     ``name`` when the child dies or outlives ``time_limit`` plus :data:`CHILD_GRACE`, and
     re-raises a SolverError the solve raised."""
+    import pyomo.environ as pyo
+
     variables = list(model.component_data_objects(pyo.Var, descend_into=True))
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
@@ -112,4 +157,4 @@ def solve_in_child(solve: Callable[[], Solution], model: Any, time_limit: float 
     return result
 
 
-__all__ = ["CHILD_GRACE", "POLL_SECONDS", "solve_in_child"]
+__all__ = ["CHILD_GRACE", "POLL_SECONDS", "call_in_child", "solve_in_child"]
