@@ -339,6 +339,9 @@ def check_option(route: str, name: str, parameter: inspect.Parameter, value: Any
     RouteError naming the route and option."""
     if value is None:
         return None
+    choices = option_choices(parameter)
+    if choices and isinstance(value, str) and value in choices:
+        return value  # a word the annotation names beside its type (bool | Literal["auto"])
     kind = option_kind(parameter)
     wrong = {
         "bool": not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1),
@@ -348,8 +351,7 @@ def check_option(route: str, name: str, parameter: inspect.Parameter, value: Any
     }[kind]
     if wrong:
         raise checks.OptionError(f"option {name} of route '{route}' takes a {_KIND_WORDS[kind]}, not {value!r}")
-    choices = option_choices(parameter)
-    if choices and value not in choices:
+    if choices and kind == "str" and value not in choices:
         raise RouteError(f"option {name} of route '{route}' is one of {', '.join(choices)}, not {value!r}")
     if name in OPTION_RANGES:
         bound_kind, bound = OPTION_RANGES[name]
@@ -460,11 +462,11 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     from .instances.registry import describe
 
     if route == "auto":
-        from .plan import choose
+        from .plan import choose, finished
 
         route, options, reasons = choose(game, options)
         answer = solve(game, route, **options)
-        answer.plan = reasons + list(answer.plan)
+        answer.plan = finished(reasons, answer) + list(answer.plan)
         return answer
     r = _route(route)
     options = _checked_options(r, options)

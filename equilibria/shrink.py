@@ -12,7 +12,7 @@ from __future__ import annotations
 import resource
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .answer import Answer
 from .api import solve_sequence_form, solved_lines
@@ -70,7 +70,8 @@ class ShrinkReport:
         elif self.rule == "published":
             kind = "published rule: not lossless"
         elif self.rule == "none":
-            kind = "no merging, compact LP" if self.lp is not None and self.lp.meta.get("compact") else "no merging"
+            compact_lp = self.lp is not None and self.lp.meta.get("compact")
+            kind = "no merging, compact LP" if compact_lp else "no merging"
         else:
             kind = "lossless"
         lines = [f"game             {self.game.name}  ({kind})", f"signal tree      {d['signal_tree_nodes']:,} nodes"]
@@ -115,7 +116,7 @@ def shrink(
     progress: bool = False,
     rule: str = "lossless",
     build_lp: bool = True,
-    compact: bool = False,
+    compact: bool | str = False,
 ) -> ShrinkReport:
     """Run GameShrink and build the shrunk LP.
 
@@ -128,13 +129,19 @@ def shrink(
     sizes are the shrunk sequence form's. ``rule="none"`` merges nothing (the full game,
     built from its signals rather than its tree); with it, ``compact`` builds the LP with
     fold and showdown payoffs through sum and prefix-sum variables
-    (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`)."""
+    (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`); ``compact="auto"``
+    (lossless rule) builds the compact LP when GameShrink merges nothing, the shrunk LP
+    otherwise (the report's ``rule`` is then ``"none"``)."""
     checks.number("threshold", threshold, optional=False)
     if rule not in RULES:
         raise checks.OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
     if rule != "lossless" and threshold > 0:
         raise checks.OptionError(f"threshold (lossy GameShrink) applies to the lossless rule, not to rule {rule!r}")
-    if compact and rule != "none":
+    # "auto": the compact LP when lossless GameShrink merges nothing (G_n: 14x fewer nonzeros)
+    auto_compact = compact == "auto"
+    if auto_compact and (rule != "lossless" or threshold > 0):
+        raise checks.OptionError("compact 'auto' applies to the lossless rule without a threshold")
+    if compact is True and rule != "none":
         raise checks.OptionError(
             "the compact LP (sum and prefix-sum payoffs) is written for the game without abstraction: "
             "use rule 'none' (merged classes do not keep the structure it relies on)"
@@ -154,6 +161,17 @@ def shrink(
             filt = identity_filter(game, space)
         else:
             filt = game_shrink(game, space, threshold=threshold, progress=progress)
+            if (
+                auto_compact
+                and build_lp
+                and all(
+                    filt.num_classes(i, r) == space.view_codes[i][r].shape[0]
+                    for i in (0, 1)
+                    for r in range(game.rounds)
+                )
+            ):
+                filt, rule, compact = identity_filter(game, space), "none", True
+    compact = compact is True
     t2 = time.perf_counter()
     with stage("building the shrunk sequence form" + (" and LP" if build_lp else "")):
         fg = filtered_sequence_form(filt)
@@ -251,7 +269,7 @@ def solve_shrunk(
     algorithm: str = "lp",
     iterations: int | None = None,
     eliminate_dominated: bool = False,
-    compact: bool = False,
+    compact: bool | Literal["auto"] = False,
 ) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and in the full game: by best responses
@@ -265,9 +283,12 @@ def solve_shrunk(
     (:func:`~equilibria.api.solve_first_order`); ``eliminate_dominated`` removes dominated
     actions from the shrunk game before solving it (the step Gilpin and Sandholm took after
     GameShrink); ``rule="none"`` with ``compact`` solves the full game through the compact
-    LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`)."""
+    LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`);
+    ``compact="auto"`` does so when lossless GameShrink merges nothing (see :func:`shrink`)."""
     first_order = algorithm != "lp"
-    if compact and (first_order or eliminate_dominated):
+    if compact == "auto" and (first_order or eliminate_dominated or rule != "lossless" or threshold > 0):
+        compact = False  # the compact LP is an LP of the unabstracted game: nothing to choose
+    if compact is True and (first_order or eliminate_dominated):
         raise checks.OptionError(
             "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"
         )

@@ -106,6 +106,9 @@ def solve_model(
 #: was 3x to 5x faster; above it Clarabel slowed down on the tree's own LPs and stopped
 #: short of optimal on Leduc with 13 ranks.
 CLARABEL_NONZEROS = (10_000, 150_000)
+#: ... and at most this many nonzeros per column: on G_n's LPs (84 per column and more)
+#: HiGHS was 3x to 5x faster and Clarabel stopped short of optimal
+CLARABEL_DENSITY = 20.0
 
 #: The backend name that asks for :func:`choose_backend`'s rule (routes that solve an LP).
 AUTO = "auto"
@@ -114,10 +117,12 @@ AUTO = "auto"
 def choose_backend(problem: LinearProgram) -> tuple[str, str]:
     """The backend for ``problem`` when none is named, and why, as one phrase."""
     low, high = CLARABEL_NONZEROS
-    if low <= problem.nnz <= high and registered()["clarabel"].is_available():
-        return "clarabel", f"{problem.nnz:,} nonzeros, in the {low:,} to {high:,} where Clarabel was fastest"
-    where = "below" if problem.nnz < low else "above"
-    return "highs", f"{problem.nnz:,} nonzeros, {where} the {low:,} to {high:,} where Clarabel was fastest"
+    density = problem.nnz / max(1, problem.num_cols)
+    shape = f"{problem.nnz:,} nonzeros, {density:.0f} per column"
+    where = f"{low:,} to {high:,} nonzeros with at most {CLARABEL_DENSITY:.0f} per column, where Clarabel was fastest"
+    if low <= problem.nnz <= high and density <= CLARABEL_DENSITY and registered()["clarabel"].is_available():
+        return "clarabel", f"{shape}: within {where}"
+    return "highs", f"{shape}: outside {where}"
 
 
 def write_problem(problem: LinearProgram, path: str | Path, file_format: str | None = None) -> None:
@@ -161,6 +166,7 @@ __all__ = [
     "AUTO",
     "Backend",
     "CAPABILITIES",
+    "CLARABEL_DENSITY",
     "CLARABEL_NONZEROS",
     "Capabilities",
     "PYOMO_CANDIDATES",
