@@ -33,7 +33,6 @@ GAMES = [
     "rhode_island:ranks=4,suits=2",
     "liars_dice:sides=4",
     "liars_dice:sides=6",
-    "mipnash_test:k=200",
 ]
 #: formulation -> (route, options); the ordered ones apply to games with ordered signals
 FORMULATIONS = {

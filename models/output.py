@@ -1,10 +1,10 @@
 """Writing output files safely: all or nothing, never over something that is not a file.
 
 A target that is a symbolic link is written through: the file it names gets the content
-(and is created when missing), and the link stays. ``-`` is standard output; a target
-that is a device or a FIFO, or any path under ``/dev/`` (``/dev/stdout``, ``/dev/null``)
-is a *stream*: the finished content is copied into it, as a shell's ``>`` would, and
-nothing is ever renamed over it.
+(and is created when missing), and the link stays. ``-`` is standard output; standard
+output and error by their ``/dev`` names, and a character device (``/dev/null``), are
+*streams*: the finished content is copied into them, as a shell's ``>`` would, and
+nothing is ever renamed over them. A FIFO, a socket or a directory is refused.
 
 Every file equilibria writes (strategies, MPS/LP exports, shrunk LPs, programs) goes
 through :func:`atomic_output`: the content is written to a temporary file in the target's
@@ -44,17 +44,23 @@ STDOUT = "-"
 STDOUT_NAMES = (STDOUT, "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
+#: Names of standard error: written in place like a device.
+STDERR_NAMES = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
+
+
 def is_stream(path: str | os.PathLike) -> bool:
-    """True for ``-`` (standard output), a path under ``/dev/`` and a target that is, or
-    links to, a character device or a FIFO: written in place, never replaced."""
+    """True for standard output and standard error (``-``, ``/dev/stdout``, ...) and a
+    target that is, or links to, a character device (``/dev/null``): written in place,
+    never replaced. A named FIFO is no stream here: opening it waits for a reader, and
+    it is refused like any other target that is not a regular file."""
     text = str(path)
-    if text == STDOUT or text.startswith("/dev/"):
+    if text in STDOUT_NAMES or text in STDERR_NAMES:
         return True
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+    return stat.S_ISCHR(mode)
 
 
 def check_target(path: str | os.PathLike) -> Path:
@@ -98,7 +104,7 @@ def check_target(path: str | os.PathLike) -> Path:
     if stat.S_ISDIR(mode):
         raise OutputError(f"cannot write {target}: it is a directory")
     if not stat.S_ISREG(mode):
-        raise OutputError(f"cannot write {target}: it is not a regular file (a device, FIFO or socket)")
+        raise OutputError(f"cannot write {target}: it is not a regular file (a FIFO, socket or block device)")
     return target
 
 
@@ -208,6 +214,7 @@ def remove_partial_outputs() -> None:
 
 __all__ = [
     "STDOUT",
+    "STDERR_NAMES",
     "STDOUT_NAMES",
     "atomic_output",
     "check_target",
