@@ -98,17 +98,21 @@ def solve_model(
     )
 
 
-#: The backend an LP gets when none is named (``backend="auto"``): Clarabel for LPs with
-#: this many nonzeros, from the first bound to the second, HiGHS otherwise (its method by
-#: :func:`~equilibria.solvers.highs.choose_lp_method`). Measured in
-#: ``benchmarks/default_rule.py``: below the range both take well under 0.1 s and HiGHS
-#: returns a vertex, exact to rounding; inside it Clarabel's interior point (no crossover)
-#: was 3x to 5x faster; above it Clarabel slowed down on the tree's own LPs and stopped
-#: short of optimal on Leduc with 13 ranks.
-CLARABEL_NONZEROS = (10_000, 150_000)
-#: ... and at most this many nonzeros per column: on G_n's LPs (84 per column and more)
-#: HiGHS was 3x to 5x faster and Clarabel stopped short of optimal
-CLARABEL_DENSITY = 20.0
+#: The backend an LP gets when none is named (``backend="auto"``): Clarabel for LPs of at
+#: least :data:`CLARABEL_MIN_NONZEROS` nonzeros that are sparse, HiGHS otherwise (its method
+#: by :func:`~equilibria.solvers.highs.choose_lp_method`). Measured in
+#: ``benchmarks/default_rule.py``: below that size both take well under 0.1 s and HiGHS
+#: returns a vertex, exact to rounding. Clarabel's interior point (no crossover) was 3x to
+#: 16x faster on the Leduc and Rhode Island LPs with at most 20 nonzeros per column up to
+#: 150,000 nonzeros (Leduc with 8 ranks: 0.15 s against 0.43 s), and on those with at most
+#: 8 per column at any size (Rhode Island with 4 ranks and 2 suits, 753,634 nonzeros: 32 s
+#: against over 180 s); it was slower on denser large LPs (Leduc with 8 ranks, the tree's
+#: LP: 7.1 s against 4.3 s), stopped short of optimal on Leduc with 13 ranks and on G_n
+#: (84 and more per column), and lost 2.4 s to 1.4 s on Liar's dice with 6 sides (6 per
+#: column, 221,138 nonzeros), the one measured LP the rule sends to the slower backend.
+CLARABEL_MIN_NONZEROS = 10_000
+#: (nonzeros at most, nonzeros per column at most) of the LPs Clarabel gets; None: any size
+CLARABEL_SHAPES: tuple[tuple[int | None, float], ...] = ((150_000, 20.0), (None, 8.0))
 
 #: The backend name that asks for :func:`choose_backend`'s rule (routes that solve an LP).
 AUTO = "auto"
@@ -116,12 +120,12 @@ AUTO = "auto"
 
 def choose_backend(problem: LinearProgram) -> tuple[str, str]:
     """The backend for ``problem`` when none is named, and why, as one phrase."""
-    low, high = CLARABEL_NONZEROS
     density = problem.nnz / max(1, problem.num_cols)
     shape = f"{problem.nnz:,} nonzeros, {density:.0f} per column"
-    where = f"{low:,} to {high:,} nonzeros with at most {CLARABEL_DENSITY:.0f} per column, where Clarabel was fastest"
-    if low <= problem.nnz <= high and density <= CLARABEL_DENSITY and registered()["clarabel"].is_available():
-        return "clarabel", f"{shape}: within {where}"
+    where = f"Clarabel's range (from {CLARABEL_MIN_NONZEROS:,} nonzeros, at most 20 per column to 150,000, 8 beyond)"
+    fits = any((size is None or problem.nnz <= size) and density <= most for size, most in CLARABEL_SHAPES)
+    if problem.nnz >= CLARABEL_MIN_NONZEROS and fits and registered()["clarabel"].is_available():
+        return "clarabel", f"{shape}: in {where}"
     return "highs", f"{shape}: outside {where}"
 
 
@@ -166,8 +170,8 @@ __all__ = [
     "AUTO",
     "Backend",
     "CAPABILITIES",
-    "CLARABEL_DENSITY",
-    "CLARABEL_NONZEROS",
+    "CLARABEL_MIN_NONZEROS",
+    "CLARABEL_SHAPES",
     "Capabilities",
     "PYOMO_CANDIDATES",
     "Solution",
