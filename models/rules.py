@@ -282,6 +282,7 @@ class Explorer:
         self._replay_end = 0  # moves replayed in this play; the last of them changed option
         self._replay_last = -1
         self._pos = 0
+        self._reveals = 0  # facts revealed in this play
         self._done = False
         self._hist: list[int] = [0] * self.num_players
         self._own: list[tuple[int, int]] = [(-1, 0)] * self.num_players
@@ -506,6 +507,13 @@ class Explorer:
             return  # its effect is in the state saved before the next move
         if self._done:
             raise self._fail("reveal() called after outcome(): the play has already ended")
+        # a fact costs memory like a move: a play revealing without end is stopped as one
+        # moving without end is (it grew 3 GB in 30 s)
+        self._reveals += 1
+        if self._reveals > self._max_moves:
+            raise self._fail(
+                f"the play has revealed more than {self._max_moves} facts without an outcome (does it ever end?)"
+            )
         if players.__class__ is str:
             targets = [self._player(players)]
         elif isinstance(players, (list, tuple, set, frozenset)):
@@ -557,6 +565,7 @@ class Explorer:
         while True:
             self._plays += 1
             self._pos = 0
+            self._reveals = 0
             self._done = False
             if self._replay_end == 0:
                 self._hist = [0] * self.num_players
@@ -722,6 +731,8 @@ class _Probe:
         return self._pick(options)
 
     def reveal(self, players: Any, fact: Any) -> None:
+        if self.moves >= self._max_moves or self.ended:
+            raise _ProbeFailed  # the explorer then says what is wrong
         self.moves += 1
 
     def outcome(self, payoffs: Any) -> None:

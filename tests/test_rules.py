@@ -298,3 +298,14 @@ def test_a_boolean_parameter_is_read_as_a_boolean(tmp_path, text, value):
     assert solve(f"{path}:forced={text}").value == pytest.approx(value, abs=1e-12)
     refused = one_line_refusal(run_cli("solve", f"{path}:forced=maybe"))
     assert "parameter forced must be true or false" in refused
+
+
+def test_a_play_revealing_without_end_is_stopped_like_one_moving_without_end(tmp_path):
+    """g.reveal in an endless loop did not count as a move: the tree's facts grew 3 GB in
+    30 s. Now the 10,001st fact of one play stops it, naming the file and line."""
+    path = tmp_path / "reveals.py"
+    path.write_text(
+        "PLAYERS = ('A', 'B')\n\ndef rules(g):\n    i = 0\n    while True:\n        g.reveal('A', i)\n        i += 1\n"
+    )
+    refused = one_line_refusal(run_cli("info", str(path)))
+    assert "reveals.py:6: the play has revealed more than 10000 facts without an outcome" in refused
