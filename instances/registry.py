@@ -712,6 +712,12 @@ def _takes_any(function: Callable) -> bool:
     return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(function).parameters.values())
 
 
+#: Peak bytes per node while an OpenSpiel game is walked into an ExtensiveGame (Python
+#: lists and information-state strings, then the arrays: Liar's dice, 294,883 nodes, about
+#: 80 MB; twice that, for longer information states).
+OPENSPIEL_BYTES_PER_NODE = 600
+
+
 def _openspiel(spec: str) -> GameDescription:
     game_string = spec.split(":", 1)[1].strip()
     if not game_string:
@@ -719,10 +725,13 @@ def _openspiel(spec: str) -> GameDescription:
 
     def build() -> ExtensiveGame:
         try:
-            from ..interop.openspiel import from_openspiel
+            from ..interop.openspiel import DEFAULT_MAX_NODES, from_openspiel
         except ImportError as exc:  # the module or OpenSpiel itself
             raise UnknownInstanceError(f"{spec}: OpenSpiel is not installed (pip install open_spiel): {exc}") from None
-        return from_openspiel(game_string)
+        # nodes are counted as the tree is walked: it stops where this process's memory
+        # would (random-play estimates fall far short on games like Liar's dice)
+        fits = available_memory() // OPENSPIEL_BYTES_PER_NODE
+        return from_openspiel(game_string, max_nodes=max(1, min(DEFAULT_MAX_NODES, fits)))
 
     return GameDescription(spec, spec, {}, {"extensive": build})
 

@@ -247,3 +247,22 @@ def test_ctrl_c_during_the_writer_of_a_large_model_acts_at_once(tmp_path, delay)
     assert (proc.returncode, err, out) == (130, "equilibria: interrupted\n", "")
     assert time.perf_counter() - sent < 1.0
     assert listing(tmp_path) == []
+
+
+def test_an_openspiel_game_stops_where_the_process_memory_would():
+    """openspiel:liars_dice(dice_sides=10) built until memory ran out: the random-play
+    estimate (6e6 nodes) falls far short. Nodes are now counted as the tree is walked,
+    against this process's memory (here a limit 300 MB above what it holds)."""
+    pytest.importorskip("pyspiel")
+    code = (
+        "import os, resource, sys\n"
+        "import pyspiel\n"
+        "from equilibria.scripts.console import entry\n"
+        "held = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (held + 300 * 2**20, resource.RLIM_INFINITY))\n"
+        "sys.argv = ['equilibria', 'info', 'openspiel:liars_dice(dice_sides=10)']\n"
+        "entry()\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    refused = one_line_refusal(res)
+    assert "OpenSpiel game 'liars_dice(dice_sides=10)' is too large" in refused
