@@ -223,6 +223,22 @@ def invocations() -> list[tuple[str, ...]]:
     add("solve", "kuhn_rules:cards=100000")
     add("info", "liars_dice_rules:sides=15")
     add("sweep", "--game", "leduc:ranks=3..1000000", "-o", "@TMP@/r")
+    # typed rules parameters, endless reveals, overflowing payoffs, write targets checked
+    # before the work, standard output and devices as targets
+    for v in ["maybe", "", "2", "Flase", "nan"]:
+        add("solve", f"@RULESBOOL@:forced={v}")
+    add("info", "@RULESREVEAL@")
+    add("solve", "sheriff:item_value=1e308")
+    add("solve", "sheriff:sheriff_penalty=1e308,item_penalty=1e308")
+    for command in (
+        ("nash", "kuhn:players=3", "--products", "log", "--backend", "highs", "--epsilon", "0.01"),
+        ("shrink", "leduc"),
+        ("threshold", "kuhn_continuous"),
+    ):
+        for target in ("@MISSING@/x.lp", "@DIR@", "@FIFO@"):
+            add(*command, "--write", target)
+    add("export", "kuhn", "-o", "@SOCKET@")
+    add("solve", "kuhn", "--strategy-out", "@SOCKET@")
     seen = set()
     unique = []
     for argv in out:
@@ -309,13 +325,32 @@ def prepare(scratch: Path) -> dict[str, str]:
         "@RULESKBD@": ("rules_kbd.py", "raise KeyboardInterrupt\n"),
         "@RULESLOOP@": ("rules_loop.py", "def rules(g):\n    while True:\n        pass\n"),
         "@RULESLOOPTOP@": ("rules_looptop.py", "while True:\n    pass\n"),
+        "@RULESBOOL@": (
+            "rules_bool.py",
+            "PLAYERS = ('A', 'B')\n\ndef rules(g, forced=False):\n"
+            "    a = g.choose('A', ['h', 't'], secret=True)\n"
+            "    b = g.choose('B', ['h'] if forced else ['h', 't'])\n"
+            "    g.outcome([1, -1] if a == b else [-1, 1])\n",
+        ),
+        "@RULESREVEAL@": (
+            "rules_reveal.py",
+            "PLAYERS = ('A', 'B')\n\ndef rules(g):\n    i = 0\n    while True:\n        g.reveal('A', i)\n"
+            "        i += 1\n",
+        ),
         "@RULESHUGE@": (
             "rules_huge.py",
             "def rules(g, n=10**6):\n    a = g.chance(range(n))\n    b = g.chance(range(n))\n"
             "    g.outcome([a - b, b - a])\n",
         ),
     }
+    socket_path = scratch / "socket"
+    if not socket_path.exists():
+        import socket
+
+        with socket.socket(socket.AF_UNIX) as listener:  # a socket file, left after close
+            listener.bind(str(socket_path))
     mapping = {"@TMP@": str(scratch), "@DIR@": str(scratch / "dir"), "@FIFO@": str(fifo)}
+    mapping["@SOCKET@"] = str(socket_path)
     mapping["@MISSING@"] = str(scratch / "missing")
     for key, (name, text) in files.items():
         (scratch / name).write_text(text)
