@@ -115,6 +115,18 @@ def _disk_full(folder: Path) -> bool:
         return False
 
 
+def _partial_file(target: Path, prefix: str, suffix: str | None, folder: Path | None) -> Path:
+    """A new empty temporary file for ``target``'s content (in ``folder``, else the
+    system's temporary folder), registered as partial until its write is over."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix or target.suffix, dir=folder)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    os.close(fd)
+    _PARTIAL.add(name)
+    return Path(name)
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path to write to; on success it replaces ``path``.
@@ -128,13 +140,8 @@ def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterato
         with _stream_output(target, suffix) as tmp:
             yield tmp
         return
-    try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix, dir=target.parent)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
-    os.close(fd)
-    _PARTIAL.add(name)
-    tmp = Path(name)
+    tmp = _partial_file(target, f".{target.name}.", suffix, target.parent)
+    name = str(tmp)
     try:
         yield tmp
         try:
@@ -169,13 +176,8 @@ def _stream_output(target: Path, suffix: str | None) -> Iterator[Path]:
     """Yield a temporary path; on success its content is copied into the stream
     ``target`` (for standard output, into what the command prints). The temporary file
     is always removed."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=".equilibria.", suffix=suffix or target.suffix)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
-    os.close(fd)
-    _PARTIAL.add(name)
-    tmp = Path(name)
+    tmp = _partial_file(target, ".equilibria.", suffix, None)
+    name = str(tmp)
     try:
         yield tmp
         try:

@@ -17,10 +17,12 @@ lossless rule's two certificates agree.
 from __future__ import annotations
 
 import argparse
-import csv
 import resource
 import time
 from collections.abc import Sequence
+from pathlib import Path
+
+from ._report import write_rows
 
 
 def _peak_mb() -> float:
@@ -77,10 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="benchmarks/rhode_island_abstraction_loss.csv")
     args = parser.parse_args(argv)
     rows = [measure(args.game, rule, args.algorithm, args.seconds) for rule in args.rules.split(",")]
-    with open(args.out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(rows, Path(args.out))
     print(f"written to {args.out}")
     return 0
 

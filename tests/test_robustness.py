@@ -111,14 +111,19 @@ def test_size_estimates_equal_the_built_trees():
         assert units == load(spec).num_nodes, spec
 
 
-def interrupt_after(delay, *args, signum=signal.SIGINT):
-    """Start ``equilibria solve ...``, send ``signum`` (SIGINT) after ``delay`` seconds;
-    return the completed process and the seconds from the signal to the exit."""
-    cmd = [str(Path(sys.executable).parent / "equilibria"), "solve", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def interrupt_after(delay, *args, signum=signal.SIGINT, command="solve", group=False):
+    """Start ``equilibria COMMAND ...`` (``solve``), send ``signum`` (SIGINT) after
+    ``delay`` seconds, to its whole process group with ``group`` (as a terminal's Ctrl-C
+    does); return the exit status, output, error and the seconds from the signal to the
+    exit."""
+    cmd = [str(Path(sys.executable).parent / "equilibria"), command, *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group)
     time.sleep(delay)
     sent = time.perf_counter()
-    proc.send_signal(signum)
+    if group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     return proc.returncode, out, err, time.perf_counter() - sent
 
@@ -164,7 +169,7 @@ def test_ctrl_c_during_a_clarabel_solve_exits_130_within_a_second(tmp_path):
 @pytest.mark.parametrize("method", ["concurrent", "simplex", "ipx", "pdlp", "ipm"])
 @pytest.mark.parametrize("delay", [0.2, 1.0, 3.0, 10.0])
 def test_ctrl_c_at_any_moment_exits_130_within_a_second(method, delay, tmp_path):
-    code, out, err, seconds = interrupt_after(delay, "leduc:ranks=10", "--method", method, "--json")
+    code, out, err, seconds = interrupt_after(delay, "leduc:ranks=10", "--no-shrink", "--method", method, "--json")
     assert code == 130, err
     assert err.strip().splitlines()[-1] == "equilibria: interrupted" and out == ""
     assert seconds < 1.0
@@ -198,18 +203,23 @@ def test_an_unwritable_write_target_is_refused_before_the_work(command, monkeypa
     assert refused == "equilibria: error: cannot write /missing/x.lp: folder /missing does not exist"
 
 
+def run_with_address_limit(limit: str, *argv: str, load: str = "sys") -> subprocess.CompletedProcess:
+    """``equilibria ARGV`` in a process whose address space is limited to the bytes the
+    Python expression ``limit`` gives, evaluated after importing ``load``."""
+    code = (
+        f"import os, resource, sys\nimport {load}\n"
+        "from equilibria.scripts.console import entry\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, resource.RLIM_INFINITY))\n"
+        f"sys.argv = ['equilibria', *{list(argv)!r}]\n"
+        "entry()\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
 def test_a_process_memory_limit_counts_as_much_as_the_machine():
     """Under ``ulimit -v 8388608`` (8 GiB) Liar's dice with 9 sides (about 10.6 GB) once
     ran 18-88 s to 7.9 GB before failing: the size check read only the machine's memory."""
-    code = (
-        "import resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (8388608 * 1024, resource.RLIM_INFINITY))\n"
-        "from equilibria.scripts.console import entry\n"
-        "sys.argv = ['equilibria', 'solve', 'liars_dice:sides=9']\n"
-        "entry()\n"
-    )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    refused = one_line_refusal(res)
+    refused = one_line_refusal(run_with_address_limit("8388608 * 1024", "solve", "liars_dice:sides=9"))
     assert "is too large" in refused and "ulimit" in refused
 
 
@@ -217,18 +227,11 @@ def test_a_process_memory_limit_counts_as_much_as_the_machine():
 def test_ctrl_c_to_the_process_group_during_separate_joins_is_one_line(tmp_path, delay):
     """Ctrl-C reaches every process of the group: workers caught while starting once
     printed "Fatal Python error" or a traceback beside the command's one line."""
-    import os
-
-    cmd = [str(Path(sys.executable).parent / "equilibria"), "threshold", "river_endgame", "--model", "paper"]
-    proc = subprocess.Popen(
-        [*cmd, "--join", "separate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    time.sleep(delay)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    if proc.returncode == 0:  # it finished before the signal: nothing to check
+    args = ("river_endgame", "--model", "paper", "--join", "separate")
+    code, out, err, _ = interrupt_after(delay, *args, command="threshold", group=True)
+    if code == 0:  # it finished before the signal: nothing to check
         pytest.skip(f"the command ended within {delay} s")
-    assert (proc.returncode, err, out) == (130, "equilibria: interrupted\n", "")
+    assert (code, err, out) == (130, "equilibria: interrupted\n", "")
 
 
 @pytest.mark.slow
@@ -236,16 +239,10 @@ def test_ctrl_c_to_the_process_group_during_separate_joins_is_one_line(tmp_path,
 def test_ctrl_c_during_the_writer_of_a_large_model_acts_at_once(tmp_path, delay):
     """HiGHS's writer holds Python's lock: Ctrl-C while it wrote Rhode Island's shrunk LP
     (8 ranks, 533 MB) acted after 6.7 s. Large models are written in a child process."""
-    cmd = [str(Path(sys.executable).parent / "equilibria"), "shrink", "rhode_island:ranks=8"]
-    proc = subprocess.Popen(
-        [*cmd, "--write", str(tmp_path / "r.lp"), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    time.sleep(delay)
-    sent = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert (proc.returncode, err, out) == (130, "equilibria: interrupted\n", "")
-    assert time.perf_counter() - sent < 1.0
+    args = ("rhode_island:ranks=8", "--write", str(tmp_path / "r.lp"), "--quiet")
+    code, out, err, seconds = interrupt_after(delay, *args, command="shrink")
+    assert (code, err, out) == (130, "equilibria: interrupted\n", "")
+    assert seconds < 1.0
     assert listing(tmp_path) == []
 
 
@@ -254,15 +251,7 @@ def test_an_openspiel_game_stops_where_the_process_memory_would():
     estimate (6e6 nodes) falls far short. Nodes are now counted as the tree is walked,
     against this process's memory (here a limit 300 MB above what it holds)."""
     pytest.importorskip("pyspiel")
-    code = (
-        "import os, resource, sys\n"
-        "import pyspiel\n"
-        "from equilibria.scripts.console import entry\n"
-        "held = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (held + 300 * 2**20, resource.RLIM_INFINITY))\n"
-        "sys.argv = ['equilibria', 'info', 'openspiel:liars_dice(dice_sides=10)']\n"
-        "entry()\n"
-    )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    held = "int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')"
+    res = run_with_address_limit(f"{held} + 300 * 2**20", "info", "openspiel:liars_dice(dice_sides=10)", load="pyspiel")
     refused = one_line_refusal(res)
     assert "OpenSpiel game 'liars_dice(dice_sides=10)' is too large" in refused

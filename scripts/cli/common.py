@@ -34,15 +34,20 @@ def check_strategy_target(args: argparse.Namespace) -> None:
         check_target(args.strategy_out)
 
 
+def report_stream(target: str | None) -> Any:
+    """Where a command prints its report: standard error when its file goes to standard
+    output (``-o -``, ``--strategy-out /dev/stdout``), which then holds the file alone."""
+    from ...models.output import STDOUT_NAMES
+
+    return sys.stderr if target in STDOUT_NAMES else sys.stdout
+
+
 def print_answer(answer: Any, args: argparse.Namespace) -> None:
     """Write ``--strategy-out``, then print the answer: its JSON with ``--json``, else the
     lines it renders and where the strategies went."""
-    from ...models.output import STDOUT_NAMES
-
     if args.strategy_out:
         write_strategies(answer, args.strategy_out)
-    # strategies on standard output (--strategy-out -) keep it for the CSV alone
-    report = sys.stderr if args.strategy_out in STDOUT_NAMES else sys.stdout
+    report = report_stream(args.strategy_out)
     if args.json:
         print(answer.to_json(), file=report)
         return

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any
 
-from .common import GAME_HELP, load_game, plural, text_type, usage_error
+from .common import GAME_HELP, load_game, plural, report_stream, text_type, usage_error
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -83,14 +82,13 @@ def export_format(output: str, asked: str | None) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ...formulations import sequence_form_lp
-    from ...models.output import check_target, is_stream
+    from ...models.output import check_target
     from ...models.sequence import SequenceForm
     from ...solvers import write_problem
 
     fmt = export_format(args.output, args.format)
     check_target(args.output)  # before the work
-    # written to standard output (-o - or /dev/stdout): the report goes to stderr
-    report = sys.stderr if is_stream(args.output) else sys.stdout
+    report = report_stream(args.output)
     game, _ = load_game(args.game)
     if fmt == "efg":
         from ...models.efg_io import write_efg
