@@ -195,9 +195,8 @@ def test_a_target_below_floating_point_resolution_stops_as_stalled():
 def _reference_pcfr_plus(sf, iterations):
     """Predictive CFR+ (Farina, Kroer and Sandholm, 2021) written plainly, one information
     set at a time: CFR+ regrets from each iteration's counterfactual values, then the next
-    strategy by predictive regret matching+ with the utilities just seen as the prediction
-    (deepest sets first, each set's prediction including the sets below it under their new
-    strategies), quadratic averaging, the players in turn."""
+    strategy by predictive regret matching+ with each set's instantaneous regrets just seen
+    as the prediction of its next, quadratic averaging, the players in turn."""
     A = sf.payoff_matrix(0).toarray()
     players = sf.players
     behavior = [np.ones(ps.num_sequences) for ps in players]
@@ -228,24 +227,19 @@ def _reference_pcfr_plus(sf, iterations):
             utility = A @ plan(1) if p == 0 else -(A.T @ plan(0))
             average[p] += t * t * plan(p)
             seen = utility.copy()
-            for k in deepest_first(ps):
-                first, n = int(ps.infoset_first_sequence[k]), int(ps.infoset_num_actions[k])
-                actions = range(first, first + n)
-                value = sum(b[s] * seen[s] for s in actions)
-                for s in actions:
-                    r[s] = max(r[s] + seen[s] - value, 0.0)
-                seen[int(ps.infoset_parent_sequence[k])] += value
-            predicted = utility.copy()
             new = b.copy()
             for k in deepest_first(ps):
                 first, n = int(ps.infoset_first_sequence[k]), int(ps.infoset_num_actions[k])
                 actions = range(first, first + n)
-                expected = sum(b[s] * predicted[s] for s in actions)
-                theta = [max(r[s] + predicted[s] - expected, 0.0) for s in actions]
+                value = sum(b[s] * seen[s] for s in actions)
+                instant = {s: seen[s] - value for s in actions}
+                for s in actions:
+                    r[s] = max(r[s] + instant[s], 0.0)
+                theta = [max(r[s] + instant[s], 0.0) for s in actions]
                 total = sum(theta)
                 for i, s in enumerate(actions):
                     new[s] = theta[i] / total if total > 0 else 1.0 / n
-                predicted[int(ps.infoset_parent_sequence[k])] += sum(new[s] * predicted[s] for s in actions)
+                seen[int(ps.infoset_parent_sequence[k])] += value
             behavior[p] = new
     return average
 
@@ -261,6 +255,40 @@ def test_predictive_cfr_plus_equals_a_plain_reference_iteration_by_iteration(gam
     reference = _reference_pcfr_plus(sf, iterations)
     for p in range(2):
         np.testing.assert_allclose(solver.plan_sums[p], reference[p], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize(("game", "openspiel_name"), [("kuhn", "kuhn_poker"), ("leduc", "leduc_poker")])
+def test_predictive_cfr_plus_plays_what_liteefg_plays(game, openspiel_name, tmp_path, monkeypatch, capsys):
+    """The current strategies of pcfr+ are as exploitable, iteration by iteration, as
+    those of LiteEFG's PCFR+ (Liu, Farina and Ozdaglar's C++ library) on OpenSpiel's copy of
+    the game: the same algorithm, written twice. Runs where LiteEFG is installed (the
+    bench extra); its file of the game goes to a temporary home."""
+    leg = pytest.importorskip("LiteEFG")
+    import pyspiel
+    from LiteEFG.baselines import PCFR
+
+    from equilibria.solvers.first_order import make_solver
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    marks = [1, 2, 3, 10, 30]
+    graph = PCFR.graph()
+    env = leg.OpenSpielEnv(pyspiel.load_game(openspiel_name), traverse_type="Enumerate", regenerate=False)
+    env.set_graph(graph)
+    theirs = []
+    for t in range(1, marks[-1] + 1):
+        graph.update_graph(env)
+        env.update_strategy(graph.current_strategy(), update_best=False)
+        if t in marks:
+            theirs.append(sum(env.exploitability(graph.current_strategy(), "last-iterate")) / 2)
+    capsys.readouterr()  # LiteEFG announces its graphs on standard output
+
+    sf = SequenceForm(equilibria.load(game))
+    solver = make_solver("pcfr+", sf.payoff_matrix(0), treeplexes(sf))
+    ours = []
+    for t in marks:
+        solver.iterate(t - solver.iterations)
+        ours.append(certify(sf, solver.current).exploitability)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
 
 
 def test_predictive_cfr_plus_converges_faster_than_cfr_plus_on_kuhn():
