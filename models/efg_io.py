@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -103,11 +104,8 @@ class _Tokens:
 
     def integer(self, what: str) -> int:
         word = self.next("word", what)
-        try:
-            value = int(word) if len(word) <= 20 else None
-        except ValueError:
-            value = None
-        if value is None or not 0 <= value < 2**31:
+        value = _whole(word)
+        if value is None:
             self.i -= 1
             raise self.error(f"expected {what} (a whole number from 0 to 2147483647), found '{_shown(word)}'")
         return value
@@ -125,27 +123,15 @@ class _Tokens:
 
     def number(self, what: str) -> Fraction:
         word = self.next("word", what)
-        value: Fraction | None = None
-        exponent = _EXPONENT.search(word)
-        if exponent and len(exponent.group(1)) > 5 or exponent and abs(int(exponent.group(1))) > _MAX_EXPONENT:
+        value, fault = _exact(word)
+        if value is None:
             self.i -= 1
-            raise self.error(f"{what} '{_shown(word)}' is outside the range of numbers computed with")
-        if len(word) <= 400:  # longer digit strings are refused before Fraction works on them
-            try:
-                value = Fraction(word)
-            except (ValueError, ZeroDivisionError):
-                value = None
-        if value is None and len(word) <= 400:
-            self.i -= 1
-            raise self.error(f"expected {what} (a number), found '{_shown(word)}'")
-        try:
-            finite = value is not None and abs(float(value)) < 1e300
-        except OverflowError:
-            finite = False
-        if not finite:
-            self.i -= 1
-            raise self.error(f"{what} '{_shown(word)}' is too large to compute with")
-        assert value is not None
+            shown = _shown(word)
+            if fault == "range":
+                raise self.error(f"{what} '{shown}' is outside the range of numbers computed with")
+            if fault == "number":
+                raise self.error(f"expected {what} (a number), found '{shown}'")
+            raise self.error(f"{what} '{shown}' is too large to compute with")
         return value
 
     def string_list(self, what: str) -> list[str]:
@@ -161,6 +147,60 @@ class _Tokens:
         if kind != "brace" or value != "}":
             raise self.error(f"expected '}}' closing the {what}, found '{_shown(str(value))}'")
         self.next()
+
+
+def _attach(stack: list[list[int]], parent: list[int], action: list[int]) -> int:
+    """Add the next node of a prefix listing below the node on top of ``stack`` (the
+    nodes still waiting for children, each as [node, children so far, actions]); its
+    index."""
+    if stack:
+        top = stack[-1]
+        parent.append(top[0])
+        action.append(top[1])
+        top[1] += 1
+    else:
+        parent.append(-1)
+        action.append(-1)
+    return len(parent) - 1
+
+
+def _whole(word: str) -> int | None:
+    """``word`` as a whole number from 0 to 2**31 - 1, or None."""
+    try:
+        value = int(word) if len(word) <= 20 else None
+    except ValueError:
+        return None
+    return value if value is not None and 0 <= value < 2**31 else None
+
+
+def _exact(word: str) -> tuple[Fraction | None, str]:
+    """``word`` as an exact number, or None and why not: ``range`` (an exponent beyond
+    those computed with), ``number`` (not a number) or ``large`` (too large)."""
+    exponent = _EXPONENT.search(word)
+    if exponent and (len(exponent.group(1)) > 5 or abs(int(exponent.group(1))) > _MAX_EXPONENT):
+        return None, "range"
+    if len(word) > 400:  # longer digit strings are refused before Fraction works on them
+        return None, "large"
+    try:
+        value = Fraction(word)
+    except (ValueError, ZeroDivisionError):
+        return None, "number"
+    try:
+        if abs(float(value)) < 1e300:
+            return value, ""
+    except OverflowError:
+        pass
+    return None, "large"
+
+
+def _payoff(word: str) -> float | None:
+    """``word`` as a payoff, as :meth:`_Tokens.payoff` reads it, or None."""
+    if _PLAIN_NUMBER.fullmatch(word):
+        value = float(word)
+        if abs(value) < 1e300:
+            return value
+    exact, _ = _exact(word)
+    return None if exact is None else float(exact)
 
 
 def read_efg(path: str | Path) -> ExtensiveGame:
@@ -200,7 +240,42 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     numbered per player from 1, and their names, actions and payoffs may be omitted after
     their first appearance, as Gambit allows.
     """
-    tk = _Tokens(text.removeprefix("\ufeff"), source)
+    text = text.removeprefix("\ufeff")
+    parsed = _read_plain(text)
+    if parsed is None:  # not in the plain layout, or wrong: the token reader says where
+        parsed = _read_tokens(text, source)
+    return _assemble(parsed, text, source)
+
+
+@dataclass
+class _Parsed:
+    """What a reader takes from a .efg text: per node in file (prefix) order, per
+    information set in order of first appearance (chance ones included), per outcome."""
+
+    title: str
+    players: list[str]
+    comment: str
+    parent: list[int]
+    kind: list[int]
+    infoset: list[int]
+    action: list[int]
+    prob: list[float]
+    outcome: list[int]
+    node_label: list[str]
+    chance_label: list[str]
+    prob_text: list[str]
+    node_offset: list[int]
+    infoset_player: list[int]
+    infoset_actions: list[list[str]]
+    infoset_names: list[str]
+    infoset_numbers: list[int]
+    outcome_payoffs: list[list[float]]
+    outcome_names: list[str]
+
+
+def _read_tokens(text: str, source: str) -> _Parsed:
+    """Read a .efg text token by token, raising FileFormatError at the first fault."""
+    tk = _Tokens(text, source)
     if tk.next("word", "'EFG'") != "EFG":
         tk.i -= 1
         raise tk.error("a .efg file starts with 'EFG 2 R'")
@@ -284,15 +359,7 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
         if code not in ("c", "p", "t"):
             tk.i -= 1
             raise tk.error(f"expected node type 'c', 'p' or 't', found '{_shown(code)}'")
-        me = len(parent)
-        if stack:
-            top = stack[-1]
-            parent.append(top[0])
-            action.append(top[1])
-            top[1] += 1
-        else:
-            parent.append(-1)
-            action.append(-1)
+        me = _attach(stack, parent, action)
         node_offset.append(at)
         label = tk.string("node name")
         node_label.append(label)
@@ -372,49 +439,76 @@ def parse_efg(text: str, source: str = "<string>") -> ExtensiveGame:
     if stack or not parent:
         raise FileFormatError(f"{source}, line {tk.line()}: file ends before the tree is complete")
 
-    kind_arr = np.array(kind, dtype=np.int32)
+    return _Parsed(
+        title, players, comment, parent, kind, infoset, action, prob, outcome, node_label, chance_label,
+        prob_text, node_offset, infoset_player, infoset_actions, infoset_names, infoset_numbers,
+        outcome_payoffs, outcome_names,
+    )  # fmt: skip
+
+
+def _depths(parent: np.ndarray) -> np.ndarray:
+    """Depth of every node of a tree whose root is node 0, by pointer jumping (a pass per
+    doubling of the depth)."""
+    pointer = np.maximum(parent, 0)
+    depth = (parent >= 0).astype(np.int64)
+    while np.any(pointer):
+        depth, pointer = depth + depth[pointer], pointer[pointer]
+    return depth
+
+
+def _assemble(r: _Parsed, text: str, source: str) -> ExtensiveGame:
+    """The validated game of what a reader took from ``text``; a GameError names the line
+    of the node it is about."""
+    P = len(r.players)
+    # Nodes come in prefix order; within a depth that is breadth-first order, so a stable
+    # sort by depth gives the game its breadth-first order without a sweep per level
+    # (which a chain a million nodes deep would make a million numpy calls).
+    parent = np.array(r.parent, dtype=np.int64)
+    order = np.argsort(_depths(parent), kind="stable")
+    position = np.empty_like(order)
+    position[order] = np.arange(order.shape[0])
+    parent = np.where(parent[order] >= 0, position[np.maximum(parent[order], 0)], -1)
+    kind_arr = np.array(r.kind, dtype=np.int32)[order]
+    node_offset = np.array(r.node_offset, dtype=np.int64)[order]
     # chance information sets become per-node data; decision ones are renumbered
-    decision_infosets = [k for k in range(len(infoset_player)) if infoset_player[k] != CHANCE]
-    renumber = np.full(len(infoset_player) + 1, -1, dtype=np.int64)
+    decision_infosets = [k for k in range(len(r.infoset_player)) if r.infoset_player[k] != CHANCE]
+    renumber = np.full(len(r.infoset_player) + 1, -1, dtype=np.int64)
     renumber[decision_infosets] = np.arange(len(decision_infosets))
-    inf = np.array(infoset, dtype=np.int64)
+    inf = np.array(r.infoset, dtype=np.int64)[order]
     inf = np.where(kind_arr >= 0, renumber[inf], -1)
-    actions_flat = [a for k in decision_infosets for a in infoset_actions[k]]
+    actions_flat = [a for k in decision_infosets for a in r.infoset_actions[k]]
     try:
         game = ExtensiveGame.from_arrays(
-            parent=np.array(parent, dtype=np.int64),
+            parent=parent,
             player=kind_arr,
             infoset=inf,
-            action=np.array(action, dtype=np.int64),
-            chance_prob=np.array(prob, dtype=np.float64),
-            outcome=np.array(outcome, dtype=np.int64),
-            outcome_payoffs=np.array(outcome_payoffs, dtype=np.float64).reshape(-1, P),
-            infoset_player=np.array([infoset_player[k] for k in decision_infosets], dtype=np.int32),
-            infoset_num_actions=np.array([len(infoset_actions[k]) for k in decision_infosets], dtype=np.int32),
-            player_names=players,
-            infoset_labels=np.array([infoset_names[k] for k in decision_infosets], dtype=str),
+            action=np.array(r.action, dtype=np.int64)[order],
+            chance_prob=np.array(r.prob, dtype=np.float64)[order],
+            outcome=np.array(r.outcome, dtype=np.int64)[order],
+            outcome_payoffs=np.array(r.outcome_payoffs, dtype=np.float64).reshape(-1, P),
+            infoset_player=np.array([r.infoset_player[k] for k in decision_infosets], dtype=np.int32),
+            infoset_num_actions=np.array([len(r.infoset_actions[k]) for k in decision_infosets], dtype=np.int32),
+            player_names=r.players,
+            infoset_labels=np.array([r.infoset_names[k] for k in decision_infosets], dtype=str),
             action_labels=np.array(actions_flat, dtype=str),
-            node_labels=np.array(node_label, dtype=str),
-            chance_labels=np.array(chance_label, dtype=str),
-            outcome_labels=np.array(outcome_names, dtype=str),
-            chance_text=np.array(prob_text, dtype=str),
-            title=title,
+            node_labels=np.array(r.node_label, dtype=str)[order],
+            chance_labels=np.array(r.chance_label, dtype=str)[order],
+            outcome_labels=np.array(r.outcome_names, dtype=str),
+            chance_text=np.array(r.prob_text, dtype=str)[order],
+            title=r.title,
         )
     except GameError as exc:
         # point at the line of the node the message names
         m = re.search(r"node (\d+)", str(exc))
         where = ""
         if m:
-            # node numbers in messages are breadth-first; map back to file order
-            order = ExtensiveGame._breadth_first_order(np.array(parent), np.array(action))
-            if order is None:
-                order = np.arange(len(parent))
+            # node numbers in messages are breadth-first, the order of the arrays given
             idx = int(m.group(1))
-            if idx < len(order):
-                where = f", line {tk.line_at(node_offset[int(order[idx])])}"
+            if idx < node_offset.shape[0]:
+                where = f", line {text.count(chr(10), 0, int(node_offset[idx])) + 1}"
         raise GameError(f"{source}{where}: {exc}") from None
-    game.comment = comment
-    game.infoset_numbers = np.array([infoset_numbers[k] for k in decision_infosets], dtype=np.int64)
+    game.comment = r.comment
+    game.infoset_numbers = np.array([r.infoset_numbers[k] for k in decision_infosets], dtype=np.int64)
     return game
 
 
@@ -548,3 +642,170 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     if path is not None:
         write_text(path, text)
     return text
+
+
+# The plain layout: one node to a line, as Gambit and write_efg lay a file out. Its nodes
+# are read by one match each; the token reader reads every other text (and says what is
+# wrong with a bad one). Separators are what the tokenizer skips: white space and commas.
+_SEP = r"[\s,]*"
+_ENDS = r'(?![^\s{}",])'  # a word ends here
+_STR = r'"((?:[^"\\]|\\.)*+)"'
+_WORD = r'([^\s{}",]++)'
+_QUOTED = r'"(?:[^"\\]|\\.)*+"'
+_STRINGS = r"((?:" + _SEP + _QUOTED + r")*+)" + _SEP
+_PAIRS = r"((?:" + _SEP + _QUOTED + _SEP + r'[^\s{}",]++)*+)' + _SEP
+_WORDS = r"((?:" + _SEP + r'[^\s{}",]++)*+)' + _SEP
+_OUTCOME = _SEP + _WORD + r"(?:" + _SEP + _STR + _SEP + r"\{" + _WORDS + r"\})?"
+_INFOSET_NAME = r"(?:" + _SEP + _STR + r")?"
+_PLAIN_HEADER = re.compile(
+    _SEP + "EFG" + _ENDS + _SEP + "2" + _ENDS + _SEP + "[RD]" + _ENDS + _SEP + _STR + _SEP + r"\{" + _STRINGS + r"\}"
+    r"(?:" + _SEP + _STR + r")?" + _SEP
+)
+_PLAIN_NODE = {
+    "p": re.compile(
+        "p" + _ENDS + _SEP + _STR + _SEP + _WORD + _SEP + _WORD + _INFOSET_NAME + r"(?:" + _SEP + r"\{" + _STRINGS
+        + r"\})?" + _OUTCOME + _SEP
+    ),
+    "c": re.compile(
+        "c" + _ENDS + _SEP + _STR + _SEP + _WORD + _INFOSET_NAME + r"(?:" + _SEP + r"\{" + _PAIRS + r"\})?" + _OUTCOME
+        + _SEP
+    ),
+    "t": re.compile("t" + _ENDS + _SEP + _STR + _OUTCOME + _SEP),
+}  # fmt: skip
+_ALL_QUOTED = re.compile(_STR)
+_ALL_PAIRS = re.compile(_SEP + _STR + _SEP + _WORD)
+_ALL_WORDS = re.compile(_WORD)
+
+
+def _text(value: str) -> str:
+    return _UNESCAPE.sub(r"\1", value) if "\\" in value else value
+
+
+def _read_plain(text: str) -> _Parsed | None:
+    """Read a .efg text in the plain layout, a node a match; None for any other text and
+    for any text the token reader would refuse, which then reads it again and says why.
+    What it returns is what the token reader returns for the same text."""
+    head = _PLAIN_HEADER.match(text)
+    if head is None:
+        return None
+    players = [_text(v) for v in _ALL_QUOTED.findall(head.group(2))]
+    if not players:
+        return None
+    P = len(players)
+    r = _Parsed(_text(head.group(1)), players, _text(head.group(3) or ""), *([] for _ in range(16)))  # type: ignore[arg-type]
+    parent, kind, infoset, action, prob = r.parent, r.kind, r.infoset, r.action, r.prob
+    outcome, node_label, chance_label, prob_text, node_offset = (
+        r.outcome, r.node_label, r.chance_label, r.prob_text, r.node_offset,
+    )  # fmt: skip
+    outcome_payoffs = r.outcome_payoffs
+    infosets: dict[tuple[int, int], int] = {}
+    infoset_probs: list[list[tuple[Fraction, str]] | None] = []
+    outcomes: dict[int, int] = {}
+    stack: list[list[int]] = []
+    nodes, n_text = _PLAIN_NODE, len(text)
+
+    def read_outcome(number_word: str, name: str | None, payoffs: str | None) -> int | None:
+        number = int(number_word) if number_word.isdecimal() and len(number_word) < 10 else _whole(number_word)
+        if number is None:
+            return None
+        if number == 0:
+            return -1 if name is None else None
+        if name is None:
+            return outcomes.get(number)
+        assert payoffs is not None
+        pay = [_payoff(w) for w in _ALL_WORDS.findall(payoffs)]
+        if len(pay) != P or None in pay:
+            return None
+        idx = outcomes.get(number)
+        if idx is not None:
+            return idx if outcome_payoffs[idx] == pay else None
+        idx = outcomes[number] = len(outcome_payoffs)
+        outcome_payoffs.append(pay)  # type: ignore[arg-type]
+        r.outcome_names.append(_text(name))
+        return idx
+
+    pos = head.end()
+    while pos < n_text:
+        if not stack and parent:
+            return None  # a node after the tree is complete
+        code = text[pos]
+        pattern = nodes.get(code)
+        m = pattern.match(text, pos) if pattern is not None else None
+        if m is None:
+            return None
+        groups = m.groups()
+        me = _attach(stack, parent, action)
+        node_offset.append(pos)
+        label = groups[0]
+        node_label.append(_text(label) if "\\" in label else label)
+        nact = 0
+        if code == "t":
+            kind.append(TERMINAL)
+            infoset.append(-1)
+            out = read_outcome(groups[1], groups[2], groups[3])
+        else:
+            if code == "p":
+                player, number = _whole(groups[1]), _whole(groups[2])
+                if player is None or number is None or not 1 <= player <= P:
+                    return None
+                pl, name, listed, rest = player - 1, groups[3], groups[4], 5
+                acts = None if listed is None else [_text(v) for v in _ALL_QUOTED.findall(listed)]
+                probs = None
+            else:
+                number = _whole(groups[1])
+                if number is None:
+                    return None
+                pl, name, listed, rest = CHANCE, groups[2], groups[3], 4
+                acts, probs = None, None
+                if listed is not None:
+                    acts, probs = [], []
+                    for quoted, word in _ALL_PAIRS.findall(listed):
+                        exact, _ = _exact(word)
+                        if exact is None:
+                            return None
+                        acts.append(_text(quoted))
+                        probs.append((exact, word))
+            k = infosets.get((pl, number))
+            if k is None:
+                if acts is None:
+                    return None  # used before its actions are listed
+                k = infosets[(pl, number)] = len(r.infoset_player)
+                r.infoset_player.append(pl)
+                r.infoset_actions.append(acts)
+                r.infoset_names.append(_text(name) if name is not None else "")
+                infoset_probs.append(probs)
+                r.infoset_numbers.append(number)
+            elif acts is not None and acts != r.infoset_actions[k]:
+                return None
+            if probs is not None:
+                known = infoset_probs[k]
+                if known is None or [p for p, _ in probs] != [p for p, _ in known]:
+                    return None
+            kind.append(pl)
+            infoset.append(k)
+            out = read_outcome(groups[rest], groups[rest + 1], groups[rest + 2])
+            nact = len(r.infoset_actions[k])
+            if nact == 0:
+                return None
+        if out is None:
+            return None
+        outcome.append(out)
+        up = parent[me]
+        if up >= 0 and kind[up] == CHANCE:
+            exact, text_of = infoset_probs[infoset[up]][action[me]]  # type: ignore[index]
+            prob.append(float(exact))
+            prob_text.append(text_of)
+            chance_label.append(r.infoset_actions[infoset[up]][action[me]])
+        else:
+            prob.append(1.0)
+            prob_text.append("")
+            chance_label.append("")
+        if nact:
+            stack.append([me, 0, nact])
+        else:
+            while stack and stack[-1][1] == stack[-1][2]:
+                stack.pop()
+        pos = m.end()
+    if stack or not parent:
+        return None
+    return r

@@ -158,3 +158,54 @@ def test_gambit_files_load_here_to_the_same_value(tmp_path):
     ours = equilibria.read_efg(back)
     assert equilibria.solve_game(ours).value == pytest.approx(gambit_value(back), abs=1e-9)
     assert ours.counts() == equilibria.load("generalized_kuhn:cards=6").counts()
+
+
+def _respaced(text: str, rng) -> str:
+    """``text`` with its tokens separated by other white space and commas (which the
+    format skips), and some letters of its names escaped (which it unescapes)."""
+    import re
+
+    tokens = re.findall(r'"(?:[^"\\]|\\.)*"|[{}]|,|[^\s{}",]+', text)
+    separators = [" ", "  ", "\n", "\t", " , ", ",", "\r\n", "\u00a0", "\u2003"]
+    out = []
+    for token in tokens:
+        if token.startswith('"') and rng.random() < 0.3:
+            token = '"' + token[1:-1].replace("a", "\\a") + '"'
+        out.append(token + separators[rng.integers(len(separators))])
+    return "".join(out)
+
+
+def test_the_line_reader_takes_from_a_file_what_the_token_reader_takes():
+    """Files in Gambit's layout are read a node a match; every other file, and every bad
+    one, by tokens. On the bundled and random games, however their tokens are spaced,
+    both readers take the same nodes, sets, labels and payoffs; on damaged files the
+    line reader never accepts what the token reader refuses."""
+    import dataclasses
+
+    from equilibria.models.efg_io import _read_plain, _read_tokens, decode_text
+
+    from .fuzz.mutate import corpus, seed_games
+
+    rng = np.random.default_rng(7)
+    games = [text for _, text in seed_games()] + [write_efg(equilibria.load("leduc"))]
+    for i in range(120):
+        text = _respaced(games[i % len(games)], rng)
+        plain = _read_plain(text)
+        assert plain is not None
+        assert dataclasses.asdict(plain) == dataclasses.asdict(_read_tokens(text, "f"))
+    accepted = 0
+    for _, data in corpus(400):
+        try:
+            text = decode_text(data).removeprefix("\ufeff")
+        except FileFormatError:
+            continue
+        plain = _read_plain(text)
+        try:
+            tokens = _read_tokens(text, "f")
+        except FileFormatError:
+            assert plain is None
+            continue
+        if plain is not None:
+            accepted += 1
+            assert dataclasses.asdict(plain) == dataclasses.asdict(tokens)
+    assert accepted > 20
