@@ -21,8 +21,11 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e '.[test]'
 	touch $(VENV)/.installed $@
 
+# LiteEFG (a peer of benchmarks/first_order.py) is installed without its dependencies: they
+# are JAX and Flax, for its deep-learning half, which the tabular PCFR+ does not import.
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e '.[bench]'
+	$(PIP_INSTALL) --no-deps LiteEFG==1.0.0 pandas
 	touch $(VENV)/.installed $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
