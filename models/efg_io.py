@@ -692,7 +692,7 @@ def _read_plain(text: str) -> _Parsed | None:
     if not players:
         return None
     P = len(players)
-    r = _Parsed(_text(head.group(1)), players, _text(head.group(3) or ""), *([] for _ in range(16)))  # type: ignore[arg-type]
+    r = _Parsed(_text(head.group(1)), players, _text(head.group(3) or ""), *([] for _ in range(16)))
     parent, kind, infoset, action, prob = r.parent, r.kind, r.infoset, r.action, r.prob
     outcome, node_label, chance_label, prob_text, node_offset = (
         r.outcome, r.node_label, r.chance_label, r.prob_text, r.node_offset,
