@@ -25,7 +25,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 # are JAX and Flax, for its deep-learning half, which the tabular PCFR+ does not import.
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e '.[bench]'
-	$(PIP_INSTALL) --no-deps LiteEFG==1.0.0 pandas
+	$(PIP_INSTALL) --no-deps LiteEFG==1.0.0
 	touch $(VENV)/.installed $@
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
