@@ -111,15 +111,14 @@ class _Tokens:
         return value
 
     def payoff(self) -> float:
-        """A payoff as a float: plain decimals directly, anything else as :meth:`number`."""
+        """A payoff as a float (see :func:`_payoff`)."""
         if self.i < len(self.items):
             kind, word, _ = self.items[self.i]
-            if kind == "word" and _PLAIN_NUMBER.fullmatch(word):
-                value = float(word)
-                if abs(value) < 1e300:
-                    self.i += 1
-                    return value
-        return float(self.number("payoff"))
+            value = _payoff(word) if kind == "word" else None
+            if value is not None:
+                self.i += 1
+                return value
+        return float(self.number("payoff"))  # says what is wrong
 
     def number(self, what: str) -> Fraction:
         word = self.next("word", what)
@@ -194,7 +193,7 @@ def _exact(word: str) -> tuple[Fraction | None, str]:
 
 
 def _payoff(word: str) -> float | None:
-    """``word`` as a payoff, as :meth:`_Tokens.payoff` reads it, or None."""
+    """``word`` as a payoff, or None: plain decimals directly, anything else exactly first."""
     if _PLAIN_NUMBER.fullmatch(word):
         value = float(word)
         if abs(value) < 1e300:
