@@ -53,23 +53,32 @@ def ours(spec: str, algorithm: str, target: float) -> tuple[int, float, float]:
     return hit["iterations"], hit["seconds"], hit["exploitability"]
 
 
-def openspiel_cfr_plus(name: str, target: float) -> tuple[int, float, float]:
-    """The same for OpenSpiel's C++ CFR+ (``CFRPlusSolver``), checked on the same schedule."""
-    import pyspiel
-
-    game = pyspiel.load_game(name)
-    solver = pyspiel.CFRPlusSolver(game)
+def on_schedule(step, exploitability, target: float) -> tuple[int, float, float]:
+    """Iterations and iteration seconds of a peer to ``target``, and the exploitability
+    reached: ``step()`` runs one iteration, ``exploitability()`` measures the average
+    after the iteration counts growing by :data:`GROWTH` that ours are checked after."""
     done, seconds, check = 0, 0.0, 1
     while True:
         t0 = time.perf_counter()
         while done < check:
-            solver.evaluate_and_update_policy()
+            step()
             done += 1
         seconds += time.perf_counter() - t0
-        expl = pyspiel.exploitability(game, solver.average_policy())
+        expl = exploitability()
         if expl <= target or seconds >= MAX_SECONDS:
             return done, seconds, expl
         check = max(done + 1, int(done * GROWTH))
+
+
+def openspiel_cfr_plus(name: str, target: float) -> tuple[int, float, float]:
+    """The same for OpenSpiel's C++ CFR+ (``CFRPlusSolver``)."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    solver = pyspiel.CFRPlusSolver(game)
+    return on_schedule(
+        solver.evaluate_and_update_policy, lambda: pyspiel.exploitability(game, solver.average_policy()), target
+    )
 
 
 def liteefg_pcfr_plus(name: str, target: float) -> tuple[int, float, float]:
@@ -84,23 +93,27 @@ def liteefg_pcfr_plus(name: str, target: float) -> tuple[int, float, float]:
     import pyspiel
     from LiteEFG.baselines import PCFR
 
-    with tempfile.TemporaryDirectory() as home, contextlib.redirect_stdout(io.StringIO()):
-        os.environ["HOME"] = home  # LiteEFG writes its copy of the game under ~/game_instances
-        graph = PCFR.graph()
-        env = leg.OpenSpielEnv(pyspiel.load_game(name), traverse_type="Enumerate", regenerate=False)
-        env.set_graph(graph)
-        done, seconds, check = 0, 0.0, 1
-        while True:
-            t0 = time.perf_counter()
-            while done < check:
-                graph.update_graph(env)
-                env.update_strategy(graph.current_strategy(), update_best=False)
-                done += 1
-            seconds += time.perf_counter() - t0
-            expl = sum(env.exploitability(graph.current_strategy(), "linear-avg-iterate")) / 2
-            if expl <= target or seconds >= MAX_SECONDS:
-                return done, seconds, expl
-            check = max(done + 1, int(done * GROWTH))
+    def step() -> None:
+        graph.update_graph(env)
+        env.update_strategy(graph.current_strategy(), update_best=False)
+
+    def exploitability() -> float:
+        return sum(env.exploitability(graph.current_strategy(), "linear-avg-iterate")) / 2
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        home = os.environ.get("HOME")
+        with tempfile.TemporaryDirectory() as scratch:
+            os.environ["HOME"] = scratch  # LiteEFG writes its copy of the game under ~/game_instances
+            try:
+                graph = PCFR.graph()
+                env = leg.OpenSpielEnv(pyspiel.load_game(name), traverse_type="Enumerate", regenerate=False)
+                env.set_graph(graph)
+            finally:
+                if home is None:
+                    del os.environ["HOME"]
+                else:
+                    os.environ["HOME"] = home
+        return on_schedule(step, exploitability, target)
 
 
 def have_liteefg() -> bool:
