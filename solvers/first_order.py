@@ -33,12 +33,64 @@ against :meth:`average_behaviors`.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 
 from ..models.treeplex import Treeplex
 
 ALGORITHMS = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
+
+#: Matrices with at least this many nonzeros are multiplied by row blocks on several
+#: threads (scipy's sparse products release the GIL); below it a thread costs more than
+#: it saves.
+PARALLEL_NONZEROS = 1 << 21
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class RowBlocks:
+    """A CSR matrix multiplied by row blocks of about equal nonzeros, one thread each.
+
+    The blocks are views of the matrix's arrays (only their row pointers are copied), and
+    ``blocks @ x`` equals ``matrix @ x`` exactly: every row is summed by one thread, in
+    the same order."""
+
+    def __init__(self, matrix: sp.csr_matrix, threads: int):
+        self.shape = matrix.shape
+        nnz = matrix.indptr[-1]
+        cuts = np.searchsorted(matrix.indptr, np.linspace(0, nnz, threads + 1)[1:-1])
+        bounds = [0, *sorted(set(int(c) for c in cuts) - {0, matrix.shape[0]}), matrix.shape[0]]
+        self.blocks = []
+        for r0, r1 in zip(bounds[:-1], bounds[1:]):
+            a0, a1 = matrix.indptr[r0], matrix.indptr[r1]
+            # an empty matrix of the block's shape given the slices afterwards: scipy's
+            # constructor copies a slice shorter than half its array, which would double
+            # the memory of a matrix of a hundred million entries
+            block = sp.csr_matrix((r1 - r0, matrix.shape[1]), dtype=matrix.dtype)
+            block.indptr = (matrix.indptr[r0 : r1 + 1] - a0).astype(matrix.indices.dtype)
+            block.indices, block.data = matrix.indices[a0:a1], matrix.data[a0:a1]
+            self.blocks.append(block)
+        self._pool = ThreadPoolExecutor(len(self.blocks), thread_name_prefix="sparse-product")
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return np.concatenate(list(self._pool.map(lambda block: block @ x, self.blocks)))
+
+
+def products(matrix: sp.csr_matrix, threads: int | None = None) -> sp.csr_matrix | RowBlocks:
+    """What a solver multiplies by: ``matrix`` itself, or :class:`RowBlocks` of it when it
+    is large enough to share among the usable cores (``threads``: how many; default all)."""
+    threads = _usable_cores() if threads is None else threads
+    if threads < 2 or matrix.nnz < PARALLEL_NONZEROS or matrix.shape[0] < threads:
+        return matrix
+    return RowBlocks(matrix, threads)
 
 
 class SaddlePointSolver:
@@ -49,6 +101,8 @@ class SaddlePointSolver:
     def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]):
         self.A = sp.csr_matrix(payoff, dtype=np.float64)
         self.At = self.A.T.tocsr()
+        # the products every iteration takes, on all usable cores for large matrices
+        self.times, self.times_transposed = products(self.A), products(self.At)
         self.treeplexes = treeplexes
         self.iterations = 0
         if self.A.shape != (treeplexes[0].num_sequences, treeplexes[1].num_sequences):
@@ -70,7 +124,9 @@ class SaddlePointSolver:
         b1, b2 = self.average_behaviors()
         x = self.treeplexes[0].realization(b1)
         y = self.treeplexes[1].realization(b2)
-        return self.treeplexes[0].best_value(self.A @ y) + self.treeplexes[1].best_value(-(self.At @ x))
+        return self.treeplexes[0].best_value(self.times @ y) + self.treeplexes[1].best_value(
+            -(self.times_transposed @ x)
+        )
 
 
 class RegretMatchingSolver(SaddlePointSolver):
@@ -90,24 +146,30 @@ class RegretMatchingSolver(SaddlePointSolver):
         self.current = [tp.uniform() for tp in treeplexes]
         self.plans = [tp.realization(b) for tp, b in zip(treeplexes, self.current)]
         self.plan_sums = [np.zeros(tp.num_sequences) for tp in treeplexes]
+        self._uniform = [tp.uniform()[1:] for tp in treeplexes]
 
     def _matched(self, p: int, prediction: np.ndarray | None = None) -> np.ndarray:
         """Regret matching on the regrets (plus ``prediction``, per non-empty sequence)."""
         tp = self.treeplexes[p]
-        regrets = self.regrets[p][1:] if prediction is None else self.regrets[p][1:] + prediction
-        positive = np.maximum(regrets, 0.0)
-        totals = np.add.reduceat(positive, tp.first_sequence - 1) if positive.size else positive
-        totals = totals[tp.sequence_infoset]
         b = np.ones(tp.num_sequences)
-        b[1:] = np.where(
-            totals > 0, positive / np.where(totals > 0, totals, 1.0), 1.0 / tp.num_actions[tp.sequence_infoset]
-        )
+        if tp.num_infosets == 0:
+            return b
+        regrets = self.regrets[p][1:] if prediction is None else self.regrets[p][1:] + prediction
+        positive = np.maximum(regrets, 0.0, out=regrets if prediction is not None else None)
+        totals = np.add.reduceat(positive, tp.first_sequence - 1)
+        some = totals > 0
+        # divided, not multiplied by an inverse: regret matching jumps where a regret
+        # crosses zero, and a last-digit change there changes the iterates
+        np.divide(positive, totals[tp.sequence_infoset], out=b[1:], where=some[tp.sequence_infoset])
+        if not some.all():
+            none = ~some[tp.sequence_infoset]
+            b[1:][none] = self._uniform[p][none]
         return b
 
     def _update(self, p: int) -> None:
         tp = self.treeplexes[p]
         t = self.iterations + 1
-        values = self.A @ self.plans[1] if p == 0 else -(self.At @ self.plans[0])
+        values = self.times @ self.plans[1] if p == 0 else -(self.times_transposed @ self.plans[0])
         v, info = tp.expected_values(self.current[p], values)
         r = self.regrets[p]
         instant = v[1:] - info[tp.sequence_infoset]
@@ -172,7 +234,7 @@ class MirrorProxSolver(SaddlePointSolver):
         return w
 
     def _costs(self, plans: list[np.ndarray]) -> list[np.ndarray]:
-        return [-(self.A @ plans[1]), self.At @ plans[0]]
+        return [-(self.times @ plans[1]), self.times_transposed @ plans[0]]
 
     def _prox(self, p: int, logb0: np.ndarray, cost: np.ndarray, eta: float) -> np.ndarray:
         """Behaviour (log-probabilities) minimising ``eta <cost, x> + D(x, x0)``."""

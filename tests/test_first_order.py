@@ -97,10 +97,23 @@ def test_shrunk_lossless_certificate_equals_the_full_games():
     assert abs(published.exploitability - published.abstract_exploitability) > 1e-3
 
 
-def test_first_order_answer_is_certified_by_the_one_certificate():
-    answer = equilibria.solve("kuhn", algorithm="dcfr", iterations=20)
-    again = certify(answer.sequence_form, answer.behaviors)
-    assert again.exploitability == answer.exploitability
+@pytest.mark.parametrize("game", ["kuhn", "leduc", "liars_dice:sides=3", "kuhn+16"])
+def test_first_order_certificate_equals_the_best_responses_over_every_payoff_entry(game, tmp_path):
+    """The solver certifies its average by its own payoff matrix; the same best responses
+    by a pass over the sequence form's payoff entries give the same figures (a constant-sum
+    game too, where player 2's payoffs carry the constant)."""
+    from tests.test_user_workflows import kuhn_plus_16
+
+    if game == "kuhn+16":
+        game = str(kuhn_plus_16(tmp_path))
+    for algorithm, n in (("dcfr", 20), ("mirror-prox", 7)):
+        answer = equilibria.solve(game, algorithm=algorithm, iterations=n)
+        again = certify(answer.sequence_form, answer.behaviors)
+        assert answer.exploitability == pytest.approx(again.exploitability, rel=1e-12, abs=1e-14)
+        assert answer.certificate.payoffs == pytest.approx(again.payoffs, rel=1e-12, abs=1e-14)
+        assert answer.certificate.best_response_values == pytest.approx(
+            again.best_response_values, rel=1e-12, abs=1e-14
+        )
 
 
 @pytest.mark.parametrize(
@@ -299,3 +312,23 @@ def test_predictive_cfr_plus_converges_faster_than_cfr_plus_on_kuhn():
     plain = solve_first_order(sf, "cfr+", iterations=1000).certificate.exploitability
     predictive = solve_first_order(sf, "pcfr+", iterations=1000).certificate.exploitability
     assert predictive < plain / 100
+
+
+def test_products_by_row_blocks_equal_scipys_and_share_its_memory():
+    """A large payoff matrix is multiplied by row blocks on several threads: the blocks
+    are views of the matrix, and every product equals scipy's on the whole matrix to the
+    last digit, so the iterates do not depend on the number of cores."""
+    from equilibria.shrink import shrink
+    from equilibria.solvers.first_order import RowBlocks
+
+    sf = shrink("leduc:ranks=13", rule="none", build_lp=False).filtered.sequence_form
+    A = sf.payoff_matrix(0)
+    rng = np.random.default_rng(3)
+    for matrix in (A, A.T.tocsr()):
+        x = rng.random(matrix.shape[1])
+        for threads in (2, 3, 7):
+            blocks = RowBlocks(matrix, threads)
+            assert len(blocks.blocks) == threads
+            assert sum(b.nnz for b in blocks.blocks) == matrix.nnz
+            assert all(np.shares_memory(b.data, matrix.data) for b in blocks.blocks)
+            assert np.array_equal(blocks @ x, matrix @ x)
