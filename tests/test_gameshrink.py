@@ -83,6 +83,34 @@ def test_three_card_hand_frequencies():
     assert counts.tolist() == [16440, 3744, 1096, 720, 52, 48]
 
 
+def test_signal_space_tables_equal_evaluating_every_deal(monkeypatch):
+    """The showdown outcomes looked up in a table of hands, and the views numbered through
+    a dense table, equal two hand evaluations per deal and numpy's sorted unique codes."""
+    from equilibria.models import ordered
+
+    for name in ("leduc", "leduc:ranks=13", "rhode_island:ranks=4", "rhode_island:ranks=3,suits=2"):
+        game = load_ordered(name)
+        tabled = SignalSpace(game)
+        final = tabled.states[-1].astype(np.int64)
+        s1, s2 = game.strength(final[:, 0], final[:, 2:]), game.strength(final[:, 1], final[:, 2:])
+        assert np.array_equal(tabled.outcome, np.sign(s1 - s2)), name
+        for i in (0, 1):
+            for r in range(game.rounds):
+                code = np.zeros(tabled.states[r].shape[0], dtype=np.int64)
+                for column in [i, *range(2, 2 + r)]:
+                    code = code * game.deck + tabled.states[r][:, column]
+                uniq, inverse = np.unique(code, return_inverse=True)
+                assert np.array_equal(tabled.view_codes[i][r], uniq), (name, i, r)
+                assert np.array_equal(tabled.view_index[i][r], inverse.reshape(-1)), (name, i, r)
+        monkeypatch.setattr(ordered, "DENSE_LIMIT", 0)  # the sorting path gives the same
+        sorted_space = SignalSpace(game)
+        monkeypatch.undo()
+        assert np.array_equal(sorted_space.outcome, tabled.outcome)
+        assert all(
+            np.array_equal(a, b) for i in (0, 1) for a, b in zip(sorted_space.view_index[i], tabled.view_index[i])
+        )
+
+
 def test_colex_index_is_a_bijection_onto_the_subsets():
     for n, k in ((7, 3), (10, 2)):
         subsets = np.array(list(combinations(range(n), k)))
