@@ -29,14 +29,29 @@ def off_constant(payoffs: npt.ArrayLike, axis: int = -1) -> tuple[float, np.ndar
     return float(sums[0]), np.flatnonzero(np.abs(sums - sums[0]) > TOLERANCE * scale)
 
 
+#: Outcomes summed at a time by :func:`constant_sum`: a float64 copy of all payoffs of a
+#: shrunk Rhode Island hold'em would take 2 GB.
+CHUNK = 1 << 20
+
+
 def constant_sum(payoffs: npt.ArrayLike, axis: int = -1) -> float | None:
     """The constant every outcome's payoffs add up to (0.0 for a zero-sum game, within the
     tolerance), or None when the sums differ."""
-    sums, scale = _sums(payoffs, axis)
-    if sums.shape[0] == 0:
+    pay = np.moveaxis(np.asarray(payoffs), axis, -1)
+    pay = pay.reshape(-1, pay.shape[-1]) if pay.ndim else pay.reshape(1, 1)
+    if pay.shape[0] == 0:
         return 0.0
-    constant = float(sums[0])
-    if np.any(np.abs(sums - constant) > TOLERANCE * scale):
+    # the sums' range and the largest payoff, a chunk at a time: every sum lies within the
+    # tolerance of the first exactly when the smallest and the largest do
+    constant = float(pay[0].astype(np.float64).sum())
+    low = high = constant
+    scale = 1.0
+    for start in range(0, pay.shape[0], CHUNK):
+        block = pay[start : start + CHUNK].astype(np.float64)
+        sums = block.sum(axis=1)
+        low, high = min(low, float(sums.min())), max(high, float(sums.max()))
+        scale = max(scale, float(np.abs(block).max(initial=0.0)))
+    if high - constant > TOLERANCE * scale or constant - low > TOLERANCE * scale:
         return None
     return 0.0 if abs(constant) <= TOLERANCE * scale else constant
 

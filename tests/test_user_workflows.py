@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from equilibria.solvers import available_backends
@@ -591,3 +592,30 @@ def test_a_sweep_whose_tables_cannot_be_written_keeps_its_records_and_says_so(tm
     assert len(list((tmp_path / "r.cells").glob("*.json"))) == 2
     again = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "2 already recorded" in again.stdout, again.stderr
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_constant_sum_is_decided_a_chunk_at_a_time_as_on_the_whole(monkeypatch, chunk):
+    """The payoff sums are checked a chunk of outcomes at a time (a shrunk Rhode Island
+    hold'em has 1.2e8 of them); the verdict is the one of the sums over all outcomes."""
+    from equilibria.models import constant_sum as cs
+
+    monkeypatch.setattr(cs, "CHUNK", chunk)
+    rng = np.random.default_rng(5)
+    two = rng.integers(-8, 9, (11, 2)).astype(np.float32)
+    two[:, 1] = -two[:, 0]
+    assert cs.constant_sum(two) == 0.0 and cs.is_zero_sum(two)
+    assert cs.constant_sum(two + np.float32([0, 16])) == 16.0
+    off = two.astype(np.float64)
+    off[-1, 1] += 1e-3  # a rake on the last outcome only
+    assert cs.constant_sum(off) is None
+    off[-1, 1] = -off[-1, 0] + 1e-12  # rounding, within the tolerance
+    assert cs.constant_sum(off) == 0.0
+    three = rng.random((7, 3))
+    three[:, 2] = 1.0 - three[:, 0] - three[:, 1]
+    assert cs.constant_sum(three) == pytest.approx(1.0)
+    # a normal-form table, players along the first axis: 0.1 + 0.2 passes as 0.3
+    table = np.stack([np.full((2, 3), 0.1), np.full((2, 3), 0.2)])
+    assert cs.constant_sum(table, axis=0) == pytest.approx(0.3)
+    table[1, 1, 2] = 0.25
+    assert cs.constant_sum(table, axis=0) is None
