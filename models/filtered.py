@@ -121,12 +121,24 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
     # sequences, so the biggest games (Rhode Island: 1.2e8 entries) stay in memory
     total = sum(pair_mass[rnd[v]][0].shape[0] for v in t.terminals)
     max_seq = max(p.num_sequences for p in players)
-    seqs = np.zeros((total, 2), dtype=np.int32 if max_seq < 2**31 else np.int64)
+    # one column per player, each contiguous: the payoff matrix reads them as its row and
+    # column indices without a copy
+    seqs = np.zeros((total, 2), dtype=np.int32 if max_seq < 2**31 else np.int64, order="F")
     chance = np.empty(total)
     # chips are small whole numbers: float32 holds them exactly and halves the payoff table
     chips = np.array([c for v in t.terminals for c in t.contrib[v]], dtype=np.float64)
     exact32 = np.array_equal(chips.astype(np.float32).astype(np.float64), chips)
     pays = np.empty((total, 2), dtype=np.float32 if exact32 else np.float64)
+    # sequence of each class at (player, round of the terminal, last own node, action):
+    # one gather per terminal instead of two through the class ancestors
+    seq_of_class: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+    def class_sequences(i: int, r: int, u: int, a: int) -> np.ndarray:
+        key = (i, r, u, a)
+        if key not in seq_of_class:
+            seq_of_class[key] = (first_seq_of[i][u][anc[i][r][rnd[u]]] + a).astype(seqs.dtype)
+        return seq_of_class[key]
+
     at = 0
     for v in t.terminals:
         r = rnd[v]
@@ -145,10 +157,10 @@ def filtered_sequence_form(filt: InformationFilter) -> FilteredGame:
         for i, k in ((0, k1), (1, k2)):
             u, a = last_node[v, i], last_action[v, i]
             if u >= 0:
-                seqs[at : at + n, i] = first_seq_of[i][u][anc[i][r][rnd[u]][k]] + a
+                seqs[at : at + n, i] = class_sequences(i, r, int(u), int(a))[k]
         chance[at : at + n] = mass
         pays[at : at + n, 0] = p1
-        pays[at : at + n, 1] = -pays[at : at + n, 0]
+        pays[at : at + n, 1] = -p1
         at += n
     sf = SequenceForm.from_parts(players, seqs, chance, pays)
     return FilteredGame(game, filt, sf, first_infoset, seconds=time.perf_counter() - t0)

@@ -114,7 +114,7 @@ class SequenceForm:
     def __init__(self, game: ExtensiveGame):
         self.game = game
         paths = game.path_summary()
-        self.terminal_nodes = paths.terminal_nodes
+        self._terminal_nodes: np.ndarray | None = paths.terminal_nodes
         self.terminal_sequences = paths.terminal_sequences
         self.terminal_chance = paths.terminal_chance
         self.terminal_payoffs = game.terminal_payoffs()
@@ -146,8 +146,17 @@ class SequenceForm:
         sf.terminal_sequences = np.asarray(terminal_sequences)
         sf.terminal_chance = np.asarray(terminal_chance, dtype=np.float64)
         sf.terminal_payoffs = np.asarray(terminal_payoffs)  # float32 where payoffs fit exactly
-        sf.terminal_nodes = np.arange(sf.terminal_sequences.shape[0])
+        sf._terminal_nodes = None  # the entries' indices, made when asked for
         return sf
+
+    @property
+    def terminal_nodes(self) -> np.ndarray:
+        """The tree node of each payoff entry (for a sequence form given by parts, the
+        entry's index: only messages naming an entry read it, so it is not kept for the
+        hundred million entries of a shrunk Rhode Island hold'em)."""
+        if self._terminal_nodes is None:
+            return np.arange(self.terminal_sequences.shape[0])
+        return self._terminal_nodes
 
     @property
     def num_players(self) -> int:
@@ -166,23 +175,19 @@ class SequenceForm:
             raise ValueError("payoff_matrix is defined for two-player games")
         s = self.terminal_sequences
         vals = self.terminal_chance * self.terminal_payoffs[:, p]
-        keep = vals != 0
         shape = (self.players[0].num_sequences, self.players[1].num_sequences)
         # contiguous indices of the narrowest type, so scipy converts nothing more (memory
         # decides here: a shrunk Rhode Island has 1.2e8 entries)
         index = np.int32 if max(shape) < 2**31 else np.int64
-        if keep.all():
-            rows = np.ascontiguousarray(s[:, 0], dtype=index)
-            cols = np.ascontiguousarray(s[:, 1], dtype=index)
-        else:
-            vals = vals[keep]
-            rows, cols = s[keep, 0].astype(index), s[keep, 1].astype(index)
-        del keep
-        mat = sp.coo_matrix((vals, (rows, cols)), shape=shape)
+        rows = np.ascontiguousarray(s[:, 0], dtype=index)
+        cols = np.ascontiguousarray(s[:, 1], dtype=index)
+        # the conversion sums entries at the same pair of sequences; zeros (ties at a
+        # showdown, entries that cancel) go after it, in one pass, rather than by masking
+        # the entries before it (on Rhode Island that copy cost more than the conversion)
+        out = sp.coo_matrix((vals, (rows, cols)), shape=shape).tocsr()
         del vals, rows, cols
-        out = mat.tocsr()
-        del mat
         out.sum_duplicates()
+        out.eliminate_zeros()
         return out
 
     def sequence_labels(self, p: int) -> list[str]:
