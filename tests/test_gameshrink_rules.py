@@ -6,14 +6,21 @@ import pytest
 import equilibria
 from equilibria.shrink import shrink
 
-# (deck, published rule's abstract value minus the game's value, lifted exploitability),
-# measured by an independent investigation of the paper's definitions
+# (deck, published rule's abstract value minus the game's value), measured by an
+# independent investigation of the paper's definitions. The abstract game has several
+# equilibria, and how exploitable one is once lifted to the full game depends on which the
+# LP returns (simplex and IPX differ by up to 40% on these decks), so the test asks only
+# that every one it is given be far from an equilibrium of the full game.
 PUBLISHED_GAPS = {
-    "leduc": (0.0169, 0.382),
-    "leduc:ranks=4": (0.0026, 0.194),
-    "rhode_island:ranks=4,suits=1": (-0.0227, 1.046),
-    "rhode_island:ranks=3,suits=2": (-0.0062, 1.967),
+    "leduc": 0.0169,
+    "leduc:ranks=4": 0.0026,
+    "rhode_island:ranks=4,suits=1": -0.0227,
+    "rhode_island:ranks=3,suits=2": -0.0062,
 }
+
+#: Every lifted published-rule equilibrium measured on these decks is exploitable by at
+#: least 0.18 chips (lossless: below 1e-14).
+EXPLOITABLE = 0.1
 
 
 @pytest.mark.parametrize(
@@ -30,12 +37,12 @@ def test_lossless_rule_keeps_the_game_and_published_rule_does_not(deck):
     lossless = equilibria.solve(deck, "shrink", rule="lossless")
     assert lossless.value == pytest.approx(full.value, abs=1e-9)
     assert lossless.exploitability <= 1e-9 and lossless.certified_in == "the game"
-    published = equilibria.solve(deck, "shrink", rule="published")
-    gap, exploitability = PUBLISHED_GAPS[deck]
-    assert published.value - full.value == pytest.approx(gap, abs=1e-4)
-    assert published.exploitability == pytest.approx(exploitability, abs=1e-3)
-    assert published.abstract_exploitability <= 1e-9  # solved exactly, in the wrong game
-    assert sum(published.report.infosets_after) < sum(lossless.report.infosets_after)
+    for method in ("simplex", "ipx"):  # two different equilibria of the abstract game
+        published = equilibria.solve(deck, "shrink", rule="published", method=method)
+        assert published.value - full.value == pytest.approx(PUBLISHED_GAPS[deck], abs=1e-4), method
+        assert published.exploitability > EXPLOITABLE, method
+        assert published.abstract_exploitability <= 1e-6, method  # solved, in the wrong game
+        assert sum(published.report.infosets_after) < sum(lossless.report.infosets_after)
 
 
 def test_published_rule_refuses_a_lossy_threshold():
