@@ -119,15 +119,6 @@ class SaddlePointSolver:
         """Both players' behaviour strategies of the current average (the answer)."""
         raise NotImplementedError
 
-    def gap(self) -> float:
-        """Duality gap (NashConv) of the average, from the treeplexes and ``A`` alone."""
-        b1, b2 = self.average_behaviors()
-        x = self.treeplexes[0].realization(b1)
-        y = self.treeplexes[1].realization(b2)
-        return self.treeplexes[0].best_value(self.times @ y) + self.treeplexes[1].best_value(
-            -(self.times_transposed @ x)
-        )
-
 
 class RegretMatchingSolver(SaddlePointSolver):
     """CFR+, predictive CFR+ or discounted CFR on the sequence form, players updated in turn.
