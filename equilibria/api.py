@@ -25,7 +25,7 @@ from .formulations.sequence_form_lp import check_two_player_zero_sum
 from .models import checks
 from .models.best_response import Exploitability, certify, saddle_point_exploitability
 from .models.efg import ExtensiveGame
-from .models.errors import SolverError
+from .models.errors import SolveFailed, SolverError
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import realization_from_behavior
@@ -114,7 +114,9 @@ def solve_sequence_form(
     the best strategies so far are returned when the target is met or the time is up
     (status ``target_reached`` or ``time_limit``). Stage times (seconds) are added to
     ``times``; ``lp`` is player 1's LP when the caller has built it already. Raises
-    SolverError when no strategies could be obtained.
+    SolveFailed when no strategies could be obtained, or when the backend calls a solution
+    optimal whose strategies the exact certificate rejects (exploitability above
+    :func:`optimality_tolerance`) even after player 2's own LP was solved.
 
     ``algorithm`` other than ``"lp"`` solves the saddle point ``max_x min_y x'Ay`` by a
     first-order method instead (:data:`~equilibria.solvers.first_order.ALGORITHMS`:
@@ -187,29 +189,63 @@ def solve_sequence_form(
             if largest > 1e9
             else ""
         )
-        raise SolverError(f"backend {backend} returned no solution (status {sol.status}: {sol.message}){hint}")
+        failure = SolverError if hint else SolveFailed  # payoffs out of range are the input's fault
+        raise failure(f"backend {backend} returned no solution (status {sol.status}: {sol.message}){hint}")
     _add_seconds(times, sol)
     solutions = [sol]
+    tolerance = optimality_tolerance(sf)
+    t1 = time.perf_counter()
+    behaviors = cert = None
     if sol.row_duals is not None and not both_lps:
-        t1 = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)
-    else:
+        with stage("certifying by exact best responses"):
+            cert = certify(sf, behaviors)
+        if sol.status == Status.OPTIMAL and cert.exploitability > tolerance:
+            # a backend's duals can be wrong while its primal is right (SCIP's on some
+            # games with chance at the root): player 2's own LP does not depend on them
+            plan.append(
+                f"player 2 from its own LP: {backend}'s duals gave exploitability "
+                f"{cert.exploitability:.3e} (tolerance {tolerance:.1e})"
+            )
+            behaviors = cert = None
+    if behaviors is None:
         t2 = time.perf_counter()
         lp2 = sequence_form_lp(sf, 1)
         times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t2
-        sol2 = solve(lp2, backend, method=method, time_limit=time_limit, verbose=verbose)
+        with stage(f"solving player 2's LP with {backend}"):
+            sol2 = solve(lp2, backend, method=method, time_limit=time_limit, verbose=verbose)
         if sol2.x is None:
-            raise SolverError(f"backend {backend} returned no solution for player 2 (status {sol2.status})")
+            raise SolveFailed(f"backend {backend} returned no solution for player 2 (status {sol2.status})")
         _add_seconds(times, sol2)
         solutions.append(sol2)
         t1 = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, opponent_lp=lp2, opponent_x=sol2.x)
-    with stage("certifying by exact best responses"):
-        cert = certify(sf, behaviors)
+        with stage("certifying by exact best responses"):
+            cert = certify(sf, behaviors)
+    assert cert is not None
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
     # both players' LPs: the answer is as good as the worse of the two runs
     status = next((s.status for s in solutions if s.status != Status.OPTIMAL), Status.OPTIMAL)
+    if status == Status.OPTIMAL and cert.exploitability > tolerance:
+        raise SolveFailed(
+            f"backend {backend} called its solution optimal, but the strategies read from it are "
+            f"{cert.exploitability:.3e} exploitable (tolerance {tolerance:.1e}): no equilibrium; "
+            "try another backend or method"
+        )
     return _run(lp, sol, status, behaviors, cert, solutions, [], plan)
+
+
+#: Largest exploitability, relative to the largest payoff (at least 1), of strategies
+#: that an LP backend's optimal solution may give: above it the answer is no equilibrium.
+OPTIMALITY_TOLERANCE = 1e-9
+
+
+def optimality_tolerance(sf: SequenceForm) -> float:
+    """The exploitability above which strategies from an "optimal" LP solution are
+    rejected: :data:`OPTIMALITY_TOLERANCE` times the largest payoff (at least 1), since a
+    floating-point solver resolves payoffs relative to their size."""
+    largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
+    return OPTIMALITY_TOLERANCE * max(1.0, largest)
 
 
 def _auto_backend(lp: LinearProgram, method: str | None, anytime: bool) -> tuple[str, str]:
@@ -309,13 +345,21 @@ def _solve_anytime(
         )
         if best is None or cert.exploitability < best[2].exploitability:
             best = (sol, behaviors, cert)
+        exact = sol.status == Status.OPTIMAL and cert.exploitability <= optimality_tolerance(sf)
         if target is not None and cert.exploitability <= target:
-            status = Status.TARGET_REACHED if sol.status != Status.OPTIMAL else Status.OPTIMAL
+            # an interior point stopped at a loose tolerance calls its point optimal: the
+            # answer is an equilibrium only if the certificate says so
+            status = Status.OPTIMAL if exact else Status.TARGET_REACHED
             break
         status = sol.status
     if best is None:
-        raise SolverError(f"no strategies within the limits (status {status}); allow more time")
+        raise SolveFailed(f"no strategies within the limits (status {status}); allow more time")
     sol, behaviors, cert = best
+    if status == Status.OPTIMAL and cert.exploitability > optimality_tolerance(sf):
+        raise SolveFailed(
+            f"HiGHS called its solution optimal, but the strategies read from it are {cert.exploitability:.3e} "
+            f"exploitable (tolerance {optimality_tolerance(sf):.1e}): no equilibrium; try another method"
+        )
     return _run(lp, sol, status, behaviors, cert, [sol], attempts, plan)
 
 
@@ -642,6 +686,8 @@ __all__ = [
     "LPOptions",
     "SequenceFormLP",
     "LPRun",
+    "OPTIMALITY_TOLERANCE",
+    "optimality_tolerance",
     "solve_first_order",
     "solve_game",
     "solve_sequence_form",

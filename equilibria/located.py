@@ -49,7 +49,7 @@ from .formulations.threshold_located import (
 from .formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram
 from .models.bayesian import BayesianGame
 from .models.best_response import certify
-from .models.errors import SolverError
+from .models.errors import SolveFailed
 from .models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
 from .models.progress import stage
 from .models.sequence import SequenceForm
@@ -303,7 +303,7 @@ def solve_located(
             if sol.status == "time_limit":
                 stopped = "time"
                 break
-            raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+            raise SolveFailed(f"threshold program not solved: {sol.status} ({sol.message})")
         thresholds = _thresholds(m, model, n)
         nash_conv = certified(thresholds)
         record.nash_conv = nash_conv

@@ -24,7 +24,7 @@ from .instances.bayesian_games import model_sets, resolve_model, standard_models
 from .models import checks
 from .models.bayesian import BayesianGame
 from .models.best_response import Exploitability, certify
-from .models.errors import SolverError
+from .models.errors import SolveFailed, SolverError
 from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
 from .models.progress import stage
 from .models.sequence import SequenceForm
@@ -365,7 +365,7 @@ def solve_threshold(
             "region (which actions each player takes where), or try another model"
         )
     if sol.status != "optimal":
-        raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+        raise SolveFailed(f"threshold program not solved: {sol.status} ({sol.message})")
     import pyomo.environ as pyo
 
     m = program.model
@@ -735,7 +735,7 @@ def _solve_joined(
                 f"threshold program is infeasible){dropped}"
             )
         if sol.status != "optimal":
-            raise SolverError(f"joined threshold program not solved: {sol.status} ({sol.message})")
+            raise SolveFailed(f"joined threshold program not solved: {sol.status} ({sol.message})")
         zeta = program.zeta()
         chosen = int(np.argmax(zeta))
         model = remaining[chosen]
@@ -823,7 +823,7 @@ def satisfies_model(
         program.model.t[k].setub(value + 1e-9)
     sol = solve_model(program.model, backend, indicators=default_indicators(backend, program.model))
     if sol.status not in ("optimal", "infeasible"):
-        raise SolverError(f"threshold program not solved: {sol.status} ({sol.message})")
+        raise SolveFailed(f"threshold program not solved: {sol.status} ({sol.message})")
     return sol.status == "optimal"
 
 

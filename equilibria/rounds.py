@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .models.best_response import certify
-from .models.errors import SolverError
+from .models.errors import SolveFailed
 from .models.sequence import SequenceForm
 from .solvers.first_order import MultiplayerCFR
 
@@ -28,7 +28,7 @@ SEED_SECONDS = 2.0
 SEED_TARGET = 0.01
 
 
-class TimeLimitReached(SolverError):
+class TimeLimitReached(SolveFailed):
     """No answer met epsilon before the time limit, the rounds or the locations ran out
     (the message says which, and how close the best answer came); ``rounds`` lists the
     rounds run."""

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from .models import checks
-from .models.errors import EquilibriaError
+from .models.errors import EquilibriaError, NoAnswerError
 from .models.progress import stage
 
 if TYPE_CHECKING:
@@ -420,7 +420,7 @@ def _backend_words(backend: str) -> str:
 
 def _past(deadline: float | None, time_limit: float | None, where: str) -> None:
     if deadline is not None and time.perf_counter() > deadline:
-        raise RouteError(f"the time limit of {time_limit:g} s was reached {where}")
+        raise NoAnswerError(f"the time limit of {time_limit:g} s was reached {where}")
 
 
 def certified(view: Any, outcome: Outcome) -> Outcome:

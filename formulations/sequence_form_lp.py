@@ -46,7 +46,7 @@ def check_two_player_zero_sum(sf: SequenceForm, what: str) -> float:
     describe = sf.game.describe_node if sf.game is not None else (lambda v: f"payoff entry {v}")
     raise GameError(
         f"{what} needs a zero-sum (or constant-sum) game, but the payoffs at {describe(first)} sum to "
-        f"{first_sum!r} and at {describe(node)} to {float(sf.terminal_payoffs[off[0]].sum())!r} "
+        f"{float(first_sum)!r} and at {describe(node)} to {float(sf.terminal_payoffs[off[0]].sum())!r} "
         "(general-sum games: equilibria nash)"
     )
 

@@ -21,5 +21,16 @@ class SolverError(EquilibriaError):
     """A backend is unavailable or a solve failed."""
 
 
+class NoAnswerError(EquilibriaError):
+    """The run ended without the answer asked for: the input was fine, but no solver
+    result, model or time left gave a certified one. The command line exits with 1 (bad
+    input exits with 2)."""
+
+
+class SolveFailed(SolverError, NoAnswerError):
+    """A backend ran and returned no usable solution (none at all, or one that the exact
+    certificate rejects)."""
+
+
 class OutputError(EquilibriaError):
     """An output file cannot be written; the message names the path and the reason."""

@@ -28,7 +28,7 @@ import numpy as np
 
 from .bayesian import BayesianGame, FiniteSignalGame, plans_from_thresholds
 from .efg import ExtensiveGame, segment_ranges
-from .errors import EquilibriaError
+from .errors import EquilibriaError, NoAnswerError
 from .inputs import read_input_text
 from .output import write_text
 from .sequence import SequenceForm
@@ -38,7 +38,7 @@ class ModelError(EquilibriaError):
     """A parametric model is malformed or does not fit its game; the message says where."""
 
 
-class ModelInfeasible(ModelError):
+class ModelInfeasible(ModelError, NoAnswerError):
     """No equilibrium conforms to the parametric model (its threshold program is infeasible)."""
 
 

@@ -36,9 +36,10 @@ def exit_status() -> int:
     return ENDING_SIGNALS[_seen[0]][1]
 
 
-def interrupted() -> None:
+def interrupted(note: str | None = None) -> None:
     """Remove partial output files and print ``equilibria: interrupted`` (``terminated``,
-    ``hung up``, by the signal seen) once."""
+    ``hung up``, by the signal seen) once, with ``note`` beside it on the same line (what
+    the command kept: a sweep's records)."""
     global _done
     with _said:
         models_output = sys.modules.get("equilibria.models.output")
@@ -47,7 +48,8 @@ def interrupted() -> None:
         if not _done:
             _done = True
             try:
-                print(f"equilibria: {ENDING_SIGNALS[_seen[0]][0]}", file=sys.stderr, flush=True)
+                said = ENDING_SIGNALS[_seen[0]][0] + (f"; {note}" if note else "")
+                print(f"equilibria: {said}", file=sys.stderr, flush=True)
             except OSError:
                 pass
 

@@ -172,9 +172,9 @@ def test_solve_shrink_honours_every_solve_option(tmp_path, capsys):
     game = load("leduc")
     assert len(table) == int(game.infoset_num_actions.sum())
     assert table.groupby(["player", "infoset"])["probability"].sum().to_numpy() == pytest.approx(1.0)
-    # a limit too short for any strategy: one line, exit 2, no file
+    # a limit too short for any strategy: no answer, one line, exit 1, no file
     missing = tmp_path / "none.csv"
-    assert main(["solve", "leduc:ranks=8", "--shrink", "--strategy-out", str(missing), "--time-limit", "1e-6"]) == 2
+    assert main(["solve", "leduc:ranks=8", "--shrink", "--strategy-out", str(missing), "--time-limit", "1e-6"]) == 1
     assert "no strategies within the limits" in capsys.readouterr().err
     assert not missing.exists()
 

@@ -567,8 +567,9 @@ def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
 
 
 def test_nash_rounds_time_limit_and_bad_rounds_are_one_line():
+    # no answer within the limit is the run ending without the answer asked for: exit 1
     res = run_cli("nash", "kuhn:players=3", "--epsilon", "1e-9", "--time-limit", "2")
-    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert res.returncode == 1 and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert "time limit" in res.stderr and "Traceback" not in res.stderr
     res = run_cli("nash", "kuhn:players=3", "--breakpoints", "3", "--rounds", "2")
     assert res.returncode == 2 and "--rounds" in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -206,7 +206,7 @@ def test_cli_reports_infeasible_models(tmp_path, capsys):
     std = standard_models(load_bayesian("kuhn_continuous"))["standard"]
     path = tmp_path / "rev.json"
     ParametricModel("reversed", std.regions, order=[("1.2", "2.1"), ("2.2", "1.3"), ("1.3", "2.3")]).to_json(path)
-    assert main(["threshold", "kuhn_continuous", "--model", str(path)]) == 2
+    assert main(["threshold", "kuhn_continuous", "--model", str(path)]) == 1  # no model holds: no answer
     err = capsys.readouterr().err
     assert "model 'reversed'" in err and "infeasible" in err and len(err.strip().splitlines()) == 1
 

@@ -131,14 +131,14 @@ def test_rounds_reach_epsilon_and_are_recorded():
     assert "log" in sol.choice
 
 
-def test_cli_time_limit_is_one_line_exit_2_within_the_bound():
+def test_cli_time_limit_is_one_line_exit_1_within_the_bound():
     limit = 4.0
     start = time.perf_counter()
     res = run_cli("threshold", "kuhn:players=3", "--epsilon", "1e-12", "--time-limit", str(limit))
     elapsed = time.perf_counter() - start
-    assert res.returncode == 2 and res.stdout == ""
+    assert res.returncode == 1 and res.stdout == ""  # no answer within the limit
     lines = res.stderr.strip().splitlines()
-    assert len([line for line in lines if "error" in line]) == 1 and "time limit" in lines[-1]
+    assert len([line for line in lines if "no answer" in line]) == 1 and "time limit" in lines[-1]
     # the whole command, start-up included: the limit plus 10% and 5 s
     assert elapsed <= 1.1 * limit + 5.0 + 3.0
 

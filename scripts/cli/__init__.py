@@ -32,7 +32,7 @@ from typing import Any
 
 from ..interrupts import SIGNALLED, WATCHING, exit_status, interrupted
 from . import games, nash, routes, show, solve, sweep, threshold
-from .common import FIRST_ORDER, Parser, one_line, version_text
+from .common import FIRST_ORDER, HELD_REPORT, Parser, one_line, version_text
 from .progress import c_stdout_to_stderr, progress_shown
 
 
@@ -68,10 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(argv: list[str] | None) -> int:
-    from ...models.errors import EquilibriaError
+    from ...models.errors import EquilibriaError, NoAnswerError
 
     args = build_parser().parse_args(argv)
     out = io.StringIO()
+    HELD_REPORT.seek(0)
+    HELD_REPORT.truncate()
     try:
         with progress_shown(getattr(args, "quiet", False), getattr(args, "verbose", False)):
             # what a command prints is held back until it has succeeded: an error or an
@@ -83,6 +85,9 @@ def _run(argv: list[str] | None) -> int:
                 # log with --verbose) goes to standard error: standard output is the answer
                 with contextlib.redirect_stdout(out), c_stdout_to_stderr():
                     code = args.func(args)
+    except NoAnswerError as exc:
+        print(f"equilibria: no answer: {one_line(str(exc))}", file=sys.stderr)
+        return 1
     except EquilibriaError as exc:
         print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -96,22 +101,52 @@ def _run(argv: list[str] | None) -> int:
         name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(out.getvalue())
-    sys.stdout.flush()
+    return _emit(out.getvalue(), code)
+
+
+def _emit(text: str, code: int) -> int:
+    """Write a finished command's output to standard output: a full disk or a closed pipe
+    there is one line and exit 2, not a traceback."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader left (``| head``): what it did not read is not an error of ours
+        _silence_stdout()
+        return code
+    except OSError as exc:
+        _silence_stdout()
+        print(f"equilibria: error: standard output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    sys.stderr.write(HELD_REPORT.getvalue())
     return code
 
 
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what
+    could not be written does not fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for bad input, 130 if interrupted,
-    143 if terminated, 129 if hung up)."""
+    """Run the command line; returns the exit status (0 with an answer, 1 when the run
+    ended without the answer asked for, 2 for bad input, 130 if interrupted, 143 if
+    terminated, 129 if hung up)."""
     try:
         return _run(argv)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if WATCHING.is_set() and not SIGNALLED.is_set():
             # no Ctrl-C was seen: the game's own code (a rules file) raised it
             print("equilibria: error: the game's code raised KeyboardInterrupt", file=sys.stderr)
             return 2
-        interrupted()
+        interrupted(exc.args[0] if exc.args and isinstance(exc.args[0], str) else None)
         return exit_status()
 
 

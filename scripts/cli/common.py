@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
 from collections.abc import Callable
@@ -34,12 +35,19 @@ def check_strategy_target(args: argparse.Namespace) -> None:
         check_target(args.strategy_out)
 
 
+#: The report of a command whose file goes to standard output, held until that output has
+#: been written (it then goes to standard error): "wrote -" is not said of a file that a
+#: full disk or a closed pipe kept from being written.
+HELD_REPORT = io.StringIO()
+
+
 def report_stream(target: str | None) -> Any:
-    """Where a command prints its report: standard error when its file goes to standard
-    output (``-o -``, ``--strategy-out /dev/stdout``), which then holds the file alone."""
+    """Where a command prints its report: standard error (once standard output has been
+    written, :data:`HELD_REPORT`) when its file goes to standard output (``-o -``,
+    ``--strategy-out /dev/stdout``), which then holds the file alone."""
     from ...models.output import STDOUT_NAMES
 
-    return sys.stderr if target in STDOUT_NAMES else sys.stdout
+    return HELD_REPORT if target in STDOUT_NAMES else sys.stdout
 
 
 def print_answer(answer: Any, args: argparse.Namespace) -> None:

@@ -19,10 +19,6 @@ from .common import (
     usage_error,
 )
 
-#: Exit status of a command whose program answered with strategies that the certificate
-#: shows are no equilibrium (the answer is printed, its first line says so).
-NOT_AN_EQUILIBRIUM = 3
-
 
 def chain(order: list[tuple[str, str]]) -> list[str]:
     """Pairs a <= b of a chain as the chain's names in order."""
@@ -32,6 +28,7 @@ def chain(order: list[tuple[str, str]]) -> list[str]:
 
 
 def cmd_threshold(args: argparse.Namespace) -> int:
+    from ...models.errors import NoAnswerError
     from ...qualitative import ThresholdSolution
     from ...routes import solve
     from ...solvers import write_disjunctive
@@ -66,6 +63,14 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         **({"method": args.method} if args.method is not None else {}),
     )
     assert isinstance(sol, ThresholdSolution)
+    if not sol.is_equilibrium:
+        # the program answered, the certificate rejects it: no answer (the Python API
+        # still returns the solution, is_equilibrium False, for a look at it)
+        raise NoAnswerError(
+            f"model '{sol.model.name}' gives no equilibrium of {sol.game.name}: its program's strategies are "
+            f"{sol.exploitability:.3e} exploitable, since the program checks the thresholds and {sol.looseness()}; "
+            "try another model, or --model auto"
+        )
     if args.write:
         if sol.program is None:
             raise usage_error(f"--write needs a program; the model found for {sol.game.name} was read without one")
@@ -74,14 +79,8 @@ def cmd_threshold(args: argparse.Namespace) -> int:
         sol.model.to_json(args.write_model)
     if args.json:
         print(json.dumps(sol.to_dict(), indent=2))
-        return 0 if sol.is_equilibrium else NOT_AN_EQUILIBRIUM
+        return 0
     game = sol.game
-    if not sol.is_equilibrium:
-        print(
-            f"warning         NOT an equilibrium of the game (exploitability {sol.exploitability:.3e}): the program "
-            f"checks the thresholds and {sol.looseness()}, so the model does not describe this game's equilibria; "
-            "try another model"
-        )
     print(f"game            {game.name}  ({'finite' if game.finite else 'continuous'} signals, {game.winner} wins)")
     print(f"model           {sol.model.name}" + (f": {sol.model.description}" if sol.model.description else ""))
     if sol.discovery:
@@ -168,7 +167,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
         print(f"program         written to {args.write}")
-    return 0 if sol.is_equilibrium else NOT_AN_EQUILIBRIUM
+    return 0
 
 
 def add_threshold(sub: Any) -> None:

@@ -140,7 +140,9 @@ def _error_line_problems(run: Run) -> list[str]:
 def violations(run: Run, *, must_fail: bool = False, kind: str = "") -> list[str]:
     """The ways ``run`` breaks the contract (empty: it keeps it).
 
-    ``must_fail``: the input is bad, so only a refusal (exit 2) is right. ``kind`` names the
+    ``must_fail``: the input is bad, so only a refusal (exit 2) is right; otherwise a run
+    may also end without an answer (exit 1: no model holds, a time limit, a solver
+    failure), one line as a refusal is. ``kind`` names the
     command for checking a success: ``solve-json`` (certified exploitability at most
     :data:`EXPLOITABILITY`) or ``info`` (the counts printed).
     """
@@ -155,12 +157,14 @@ def violations(run: Run, *, must_fail: bool = False, kind: str = "") -> list[str
         if must_fail:
             problems.append("exit 0 for bad input")
         problems += _success_problems(run, kind)
-    elif run.status == 2:
+    elif run.status == 2 or (run.status == 1 and not must_fail):
         problems += _error_line_problems(run)
         if run.new_files:
             problems.append(f"files left behind: {run.new_files}")
+    elif run.status == 1:
+        problems.append("exit 1 (no answer) for bad input, which is refused with exit 2")
     else:
-        problems.append(f"exit status {run.status} (0 or 2 expected)")
+        problems.append(f"exit status {run.status} (0, 1 or 2 expected)")
         if "Traceback" in run.stderr:
             problems.append("traceback on stderr")
     return problems
