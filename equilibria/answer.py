@@ -41,6 +41,11 @@ def _whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+#: NashConv, relative to the largest payoff (at least 1), up to which a certified profile
+#: counts as an equilibrium (the verdict of a sweep's ``equilibrium`` column).
+EQUILIBRIUM_TOLERANCE = 1e-6
+
+
 @dataclass(kw_only=True)
 class Answer:
     """What every route returns.
@@ -95,6 +100,16 @@ class Answer:
         return None if self.certificate is None else float(self.certificate.nash_conv)
 
     @property
+    def is_equilibrium(self) -> bool | None:
+        """True when the certificate shows an equilibrium: NashConv at most
+        :data:`EQUILIBRIUM_TOLERANCE` times the largest payoff (at least 1); None without a
+        certificate. Routes with an epsilon of their own (nash, threshold) judge by it."""
+        if self.certificate is None or self.sequence_form is None:
+            return None
+        largest = float(np.abs(self.sequence_form.terminal_payoffs).max(initial=0.0))
+        return float(self.certificate.nash_conv) <= EQUILIBRIUM_TOLERANCE * max(1.0, largest)
+
+    @property
     def payoffs(self) -> list[float] | None:
         """Each player's expected payoff under the returned profile."""
         return None if self.certificate is None else [float(v) for v in self.certificate.payoffs]
@@ -137,11 +152,22 @@ class Answer:
         sf = self.sequence_form
         return pd.concat(
             [
-                strategy_table(sf, p, self.behaviors[p], realization_from_behavior(sf.players[p], self.behaviors[p]))
+                strategy_table(
+                    sf,
+                    p,
+                    self.behaviors[p],
+                    realization_from_behavior(sf.players[p], self.behaviors[p]),
+                    self.sequence_labels(p),
+                )
                 for p in range(sf.num_players)
             ],
             ignore_index=True,
         )
+
+    def sequence_labels(self, p: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Names of player ``p``'s information sets and sequences where the sequence form
+        has no game tree to take them from (a shrunk game's); None: the tree's labels."""
+        return None
 
     def to_tabular_policy(self) -> Any:
         """The answer as an OpenSpiel ``TabularPolicy``, for games loaded from OpenSpiel
@@ -231,6 +257,7 @@ class Answer:
             "payoffs": self.payoffs,
             "zero_sum": self.zero_sum,
             "certified_in": self.certified_in,
+            "is_equilibrium": self.is_equilibrium,
         }
         if self.payoff_sum:
             out["payoff_sum"] = self.payoff_sum
@@ -248,4 +275,4 @@ class Answer:
         return json.dumps(self.to_dict(), indent=indent)
 
 
-__all__ = ["Answer"]
+__all__ = ["EQUILIBRIUM_TOLERANCE", "Answer"]

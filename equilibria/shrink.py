@@ -14,13 +14,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from .answer import Answer
 from .api import solve_sequence_form, solved_lines
 from .formulations import sequence_form_lp
 from .formulations.linear_program import LinearProgram
 from .models import checks
 from .models.best_response import certify
-from .models.filtered import FilteredGame, filtered_sequence_form, lift_behavior
+from .models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior
 from .models.gameshrink import game_shrink, identity_filter, published_shrink
 from .models.ordered import OrderedGame, SignalSpace
 from .models.ordered_best_response import ordered_certificate
@@ -237,6 +239,13 @@ class ShrunkSolution(Answer):
         else:
             lines.append("full game        certified by best responses over the betting template and the cards")
         return lines + solved_lines(self)
+
+    def sequence_labels(self, p: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The shrunk game's information sets named by betting history and the cards of
+        their class; a lifted answer's come from the full game's tree."""
+        if self.lifted:
+            return None
+        return filtered_labels(self.report.filtered, p)
 
     def details(self) -> dict:
         """GameShrink's report, the shrunk game's certificate and the original tree's size."""

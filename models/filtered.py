@@ -229,6 +229,57 @@ def filtered_extensive(fg: FilteredGame) -> ExtensiveGame:
     return b.build()
 
 
+#: Views named in an information set's label of the shrunk game; more are counted.
+VIEWS_NAMED = 3
+
+
+def filtered_labels(fg: FilteredGame, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Names of player ``i``'s information sets in the filtered game (one per set: the
+    betting history, then the views of its class, as cards: ``"Kh | J, Q"``, the first
+    :data:`VIEWS_NAMED` named and the rest counted) and of its sequences but the empty one
+    (the betting tree's action labels), for :func:`~equilibria.models.strategy.strategy_table`.
+    Built by integer arrays over the classes, not per information set."""
+    game, filt, space = fg.game, fg.filter, fg.filter.space
+    t, D = game.betting, game.deck
+    cards = np.asarray(game.card_names, dtype=object)
+    class_text = []
+    for r in range(game.rounds):
+        classes = np.asarray(filt.classes[i][r])
+        order = np.argsort(classes, kind="stable")  # views by class, each class's views by code
+        counts = np.bincount(classes, minlength=filt.num_classes(i, r))
+        first = np.cumsum(counts) - counts
+        codes = space.view_codes[i][r][order]
+        digits = [(codes // D**k) % D for k in range(r, -1, -1)]  # own card, then the board
+        view_names = cards[digits[0]]
+        for d in digits[1:]:
+            view_names = view_names + " " + cards[d]
+        text = np.full(counts.shape[0], "", dtype=object)
+        for k in range(min(VIEWS_NAMED, int(counts.max(initial=0)))):
+            has = counts > k
+            text[has] = text[has] + (", " if k else "") + view_names[first[has] + k]
+        more = counts > VIEWS_NAMED
+        text[more] = text[more] + np.char.add(" and ", (counts[more] - VIEWS_NAMED).astype(str)) + " more"
+        class_text.append(text)
+    nodes = np.asarray([v for v in t.decisions if t.player[v] == i], dtype=np.int64)
+    per_node = np.asarray([filt.num_classes(i, int(t.round[v])) for v in nodes], dtype=np.int64)
+    node = np.repeat(nodes, per_node)
+    klass = np.arange(node.shape[0]) - np.repeat(np.cumsum(per_node) - per_node, per_node)
+    history = np.asarray([t.history[v] or "(root)" for v in range(t.num_nodes)], dtype=object)
+    rounds = t.round[node]
+    views = np.empty(node.shape[0], dtype=object)
+    for r in range(game.rounds):
+        at = rounds == r
+        views[at] = class_text[r][klass[at]]
+    infosets = history[node] + " | " + views
+    offsets = np.zeros(t.num_nodes + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(t.children[v]) for v in range(t.num_nodes)])
+    action_labels = np.asarray([a for v in range(t.num_nodes) for a in t.action_labels(v)], dtype=object)
+    ps = fg.sequence_form.players[i]
+    seq_node = np.repeat(node, ps.infoset_num_actions)
+    actions = action_labels[offsets[seq_node] + ps.sequence_action[1:]]
+    return infosets.astype(str), actions.astype(str)
+
+
 def lift_behavior(
     fg: FilteredGame, behaviors: Sequence[np.ndarray], original_game: ExtensiveGame, original_sf: SequenceForm
 ) -> list[np.ndarray]:
@@ -294,4 +345,11 @@ def lift_behavior(
     return out
 
 
-__all__ = ["FilteredGame", "class_ancestors", "filtered_sequence_form", "filtered_extensive", "lift_behavior"]
+__all__ = [
+    "FilteredGame",
+    "class_ancestors",
+    "filtered_labels",
+    "filtered_sequence_form",
+    "filtered_extensive",
+    "lift_behavior",
+]

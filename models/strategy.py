@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import GameError
 from .sequence import PlayerSequences, SequenceForm
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .efg import ExtensiveGame
 
 
 def behavior_from_realization(ps: PlayerSequences, r: np.ndarray) -> np.ndarray:
@@ -64,17 +67,45 @@ def expected_payoffs(sf: SequenceForm, plans: list[np.ndarray]) -> np.ndarray:
 
 
 def strategy_table(
-    sf: SequenceForm, p: int, behavior: np.ndarray, realization: np.ndarray | None = None
+    sf: SequenceForm,
+    p: int,
+    behavior: np.ndarray,
+    realization: np.ndarray | None = None,
+    labels: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """A pandas DataFrame with one row per information set and action of player ``p``.
 
     Columns: ``player`` (1-based), ``infoset``, ``action``, ``probability`` and, when a
     realization plan is given, ``reach`` (the probability that ``p``'s own moves get there).
+    Names come from the game's labels, or from ``labels`` (one name per information set of
+    ``p``, one per sequence but the empty one) for a sequence form without a game tree.
     """
     import pandas as pd
 
     ps = sf.players[p]
     g = sf.game
+    na = ps.infoset_num_actions
+    if labels is not None:
+        infoset_names = np.repeat(np.asarray(labels[0]), na)
+        action_names = np.asarray(labels[1])
+    elif g is None:
+        raise GameError("this sequence form has no game tree: give the labels of its information sets and actions")
+    else:
+        infoset_names, action_names = _tree_names(g, ps)
+    data = {
+        "player": np.full(ps.num_sequences - 1, p + 1),
+        "infoset": infoset_names,
+        "action": action_names,
+        "probability": np.asarray(behavior)[1:],
+    }
+    if realization is not None:
+        data["reach"] = np.asarray(realization)[np.repeat(ps.infoset_parent_sequence, na)]
+    return pd.DataFrame(data)
+
+
+def _tree_names(g: ExtensiveGame, ps: PlayerSequences) -> tuple[np.ndarray, np.ndarray]:
+    """Information-set and action names of a player's sequences (all but the empty one),
+    from the game tree's labels, or numbered where it has none."""
     na = ps.infoset_num_actions
     ks = np.repeat(ps.infoset_global, na)
     if g.infoset_labels is not None:
@@ -85,12 +116,4 @@ def strategy_table(
         action_names = np.asarray(g.action_labels)[g.infoset_action_start[ks] + ps.sequence_action[1:]]
     else:
         action_names = (ps.sequence_action[1:] + 1).astype(str)
-    data = {
-        "player": np.full(ps.num_sequences - 1, p + 1),
-        "infoset": infoset_names,
-        "action": action_names,
-        "probability": np.asarray(behavior)[1:],
-    }
-    if realization is not None:
-        data["reach"] = np.asarray(realization)[np.repeat(ps.infoset_parent_sequence, na)]
-    return pd.DataFrame(data)
+    return infoset_names, action_names

@@ -43,6 +43,7 @@ RESULT_COLUMNS = (
     "value",
     "exploitability",
     "nash_conv",
+    "equilibrium",
     "certified_in",
     "rows",
     "columns",

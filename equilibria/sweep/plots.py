@@ -15,11 +15,22 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def plot(table: pd.DataFrame, path: str | os.PathLike, x: str, y: str, series: str | None = None) -> bool:
+def plot(
+    table: pd.DataFrame,
+    path: str | os.PathLike,
+    x: str,
+    y: str,
+    series: str | None = None,
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+) -> bool:
     """Plot column ``y`` against column ``x``, one line per value of ``series``, into
-    ``path`` (PNG, SVG or PDF by its ending). Rows that failed or lack ``y`` are left out;
-    several rows at one point (other columns varying) are averaged. Returns False (and
-    logs why) when matplotlib is not installed."""
+    ``path`` (PNG, SVG or PDF by its ending), on logarithmic axes where asked (points at
+    or below zero are then left out: an exact equilibrium's exploitability of 0 has no
+    place on a log axis). Rows that failed or lack ``y`` are left out; several rows at one
+    point (other columns varying) are averaged. Returns False (and logs why) when
+    matplotlib is not installed."""
     import pandas as pd
 
     for name in (x, y) + ((series,) if series else ()):
@@ -38,6 +49,12 @@ def plot(table: pd.DataFrame, path: str | os.PathLike, x: str, y: str, series: s
     data = table[table[y].notna()].copy()
     data[y] = pd.to_numeric(data[y], errors="coerce")
     data = data[data[y].notna()]
+    if log_y:
+        data = data[data[y] > 0]
+    if log_x:
+        if not pd.api.types.is_numeric_dtype(data[x]):
+            raise SweepError(f"--log-x: column '{x}' is not numeric")
+        data = data[data[x] > 0]
     numeric_x = pd.api.types.is_numeric_dtype(data[x])
     positions = {v: i for i, v in enumerate(dict.fromkeys(data[x].astype(str)))}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -53,6 +70,10 @@ def plot(table: pd.DataFrame, path: str | os.PathLike, x: str, y: str, series: s
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if not numeric_x:
         ax.set_xticks(list(positions.values()), list(positions), rotation=30, ha="right")
+    if log_x:
+        ax.set_xscale("log")
+    if log_y:
+        ax.set_yscale("log")
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     if series:

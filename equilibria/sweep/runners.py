@@ -51,6 +51,7 @@ def run_cell(cell: Cell) -> dict[str, Any]:
         value=d.get("value"),
         exploitability=d.get("exploitability"),
         nash_conv=d.get("nash_conv"),
+        equilibrium=d.get("is_equilibrium"),
         certified_in=d.get("certified_in"),
         rows=d.get("rows"),
         columns=d.get("columns"),
@@ -60,6 +61,8 @@ def run_cell(cell: Cell) -> dict[str, Any]:
         seconds=time.perf_counter() - t0,
         error=None,
     )
+    for p, payoff in enumerate(d.get("payoffs") or []):
+        row[f"payoff_{p + 1}"] = payoff  # every player's, where value is player 1's alone
     if d.get("binaries") is not None:
         row["binaries"] = d["binaries"]
     # threshold programs with products: the guarantee beside the measured epsilon
@@ -378,8 +381,8 @@ def _after_failure(store: Store, order: list[str], exc: BaseException) -> None:
         tables = f" and in {store.parquet.name}"
     except (OSError, EquilibriaError):
         tables = ""
+    kept = f"{plural(len(recorded), 'cell')} recorded in {store.folder}{tables}: run the sweep again to go on"
     if isinstance(exc, EquilibriaError) and exc.args:
-        exc.args = (
-            f"{exc.args[0]}; {plural(len(recorded), 'cell')} recorded in {store.folder}{tables}: "
-            "run the sweep again to go on",
-        ) + exc.args[1:]
+        exc.args = (f"{exc.args[0]}; {kept}",) + exc.args[1:]
+    elif isinstance(exc, KeyboardInterrupt):
+        exc.args = (kept,)  # said beside "interrupted"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from typing import Any
 
 from .common import number_type, plural, text_type
@@ -42,8 +44,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if grid.route in ("threshold", "nash"):
             known |= set(PRODUCT_COLUMNS)
         for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
-            if name and name not in known and not name.startswith("seconds_"):
-                raise SweepError(f"{flag}: no column '{name}'; columns: {', '.join(sorted(known))}, seconds_STAGE")
+            if name and name not in known and not re.fullmatch(r"seconds_.+|payoff_\d+", name):
+                raise SweepError(
+                    f"{flag}: no column '{name}'; columns: {', '.join(sorted(known))}, seconds_STAGE, payoff_PLAYER"
+                )
     result = run_sweep(
         grid,
         args.output,
@@ -60,8 +64,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     failed = int((result.table["status"] == "error").sum()) if len(result.table) else 0
     print(f"table    {result.parquet} and {result.csv}: {len(result.table)} rows, {failed} with status error")
     if args.plot:
-        plot(result.table, args.plot, args.x, args.y, args.series)
+        plot(result.table, args.plot, args.x, args.y, args.series, log_x=args.log_x, log_y=args.log_y)
         print(f"plot     {args.plot}: {args.y} against {args.x}" + (f" by {args.series}" if args.series else ""))
+    if failed:
+        # the tables hold every cell; the exit status says that some have no answer
+        print(
+            f"equilibria: {failed} of {plural(len(result.table), 'cell')} ended in error (the table's error "
+            "column says why; --retry-errors solves them again)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -109,4 +121,8 @@ def add_sweep(sub: Any) -> None:
     p.add_argument("--x", type=text_type, metavar="COLUMN", help="with --plot: the table's column on the x axis")
     p.add_argument("--y", type=text_type, metavar="COLUMN", help="with --plot: the column on the y axis")
     p.add_argument("--series", type=text_type, metavar="COLUMN", help="with --plot: one line per value of this column")
+    p.add_argument("--log-x", action="store_true", help="with --plot: a logarithmic x axis")
+    p.add_argument(
+        "--log-y", action="store_true", help="with --plot: a logarithmic y axis (exploitability, NashConv, seconds)"
+    )
     p.set_defaults(func=cmd_sweep)
