@@ -211,8 +211,8 @@ RIVER_DEFAULT_CDF = ("0:0/0.5:0.35/1:1", "0:0/0.3:0.2/0.7:0.8/1:1")
 
 def river_endgame(
     pot: float = 4.0,
-    cdf1: str = RIVER_DEFAULT_CDF[0],
-    cdf2: str = RIVER_DEFAULT_CDF[1],
+    cdf1: str | None = None,
+    cdf2: str | None = None,
     cards: int = 0,
     deal: str = "without_replacement",
     rake: float = 0.0,
@@ -221,16 +221,28 @@ def river_endgame(
     or bets; after a check player 2 checks or bets and player 1 calls or folds; after a bet
     player 2 folds, calls or raises 1 and player 1 calls or folds a raise. Signals on
     [0, 1] follow piecewise-linear CDFs ``cdf1``/``cdf2`` given as ``signal:F`` points
-    joined by ``/``; the higher signal wins. ``rake``: the fraction of the pot the house
-    keeps."""
+    joined by ``/`` (default :data:`RIVER_DEFAULT_CDF`); the higher signal wins. ``cards``
+    instead deals that many equally likely cards (``deal``), and refuses CDFs beside it.
+    ``rake``: the fraction of the pot the house keeps. The game's name shows every
+    parameter given."""
     if pot <= 0:
         raise GameError("river_endgame needs a positive pot")
+    given = {name: cdf for name, cdf in (("cdf1", cdf1), ("cdf2", cdf2)) if cdf is not None}
     if cards:
+        if given:
+            # a deck deals equally likely cards: a CDF has nothing to weigh there
+            raise GameError(
+                f"river_endgame: cards={cards} deals {cards} equally likely cards, which {' and '.join(given)} "
+                "cannot weigh; give the CDFs (continuous signals) or cards, not both"
+            )
         s1 = s2 = _signals(cards)
+        shown = f", cards={cards}" + (f", deal={deal}" if deal != "without_replacement" else "")
     else:
-        s1, s2 = _parse_cdf(cdf1), _parse_cdf(cdf2)
+        s1 = _parse_cdf(RIVER_DEFAULT_CDF[0] if cdf1 is None else cdf1)
+        s2 = _parse_cdf(RIVER_DEFAULT_CDF[1] if cdf2 is None else cdf2)
+        shown = "".join(f", {name}={cdf}" for name, cdf in given.items())
     return BayesianGame(
-        f"river_endgame(pot={pot:g}{_rake_text(rake)})",
+        f"river_endgame(pot={pot:g}{shown}{_rake_text(rake)})",
         river_betting(pot, rake=_check_rake("river_endgame", rake)),
         (s1, s2),
         winner="higher",

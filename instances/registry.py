@@ -606,6 +606,8 @@ def parse_params(name: str, text: str, parameters: dict[str, Parameter]) -> dict
         key = key.strip()
         if not eq or key not in parameters:
             raise UnknownInstanceError(f"'{name}' takes parameters {', '.join(parameters) or '(none)'}; got '{item}'")
+        if key in kwargs:
+            raise UnknownInstanceError(f"'{name}': parameter {key} is given twice; give it once")
         kwargs[key] = parameters[key].parse(name, value)
     return kwargs
 

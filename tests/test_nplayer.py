@@ -228,7 +228,7 @@ def _digest(game) -> str:
         (
             "river_endgame:cards=4,deal=independent",
             193,
-            "d5b22db38e64ae0b770e7284b14f71199df6cbd28860607c36536b4480d7d63c",
+            "d5193d9a1135678cec4c339f47ad93f579578768496cbb7f204064036a83a9a0",  # the title names cards and deal,
         ),
     ],
 )

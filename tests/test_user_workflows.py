@@ -238,13 +238,14 @@ def test_a_finite_threshold_program_that_admits_a_non_equilibrium_is_solved_agai
     assert out["value"] == pytest.approx(lp["value"], abs=1e-9)
 
 
-def test_a_continuous_answer_that_is_no_equilibrium_says_so_first_and_exits_3():
+def test_a_continuous_answer_that_is_no_equilibrium_is_no_answer_exit_1():
     res = run_cli("threshold", "river_endgame", "--model", "check_first")
-    first = res.stdout.splitlines()[0]
-    assert res.returncode == 3 and first.startswith("warning         NOT an equilibrium")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 1 and res.stdout == "" and len(lines) == 1, res.stderr
+    assert lines[0].startswith("equilibria: no answer: model 'check_first' gives no equilibrium")
     # every region has width here: what is left free is the inside of the regions
-    assert "signals inside some region gain by another plan" in first and "empty" not in first
-    assert run_cli("threshold", "river_endgame", "--model", "check_first", "--json").returncode == 3
+    assert "signals inside some region gain by another plan" in lines[0] and "empty" not in lines[0]
+    assert run_cli("threshold", "river_endgame", "--model", "check_first", "--json").returncode == 1
 
 
 # ---------------------------------------------------------------- messages
@@ -619,3 +620,91 @@ def test_constant_sum_is_decided_a_chunk_at_a_time_as_on_the_whole(monkeypatch, 
     assert cs.constant_sum(table, axis=0) == pytest.approx(0.3)
     table[1, 1, 2] = 0.25
     assert cs.constant_sum(table, axis=0) is None
+
+
+# ---------------------------------------------------------------- what a new user hit
+@pytest.mark.parametrize(
+    "game, route, options",
+    [
+        ("kuhn", "shrink", {}),
+        ("leduc", "shrink", {}),
+        ("leduc", "auto", {}),
+        ("leduc", "shrink", {"rule": "published"}),
+        ("leduc", "shrink", {"algorithm": "cfr+", "iterations": 20}),
+    ],
+)
+def test_strategy_table_of_a_shrunk_answer(game, route, options):
+    """A shrunk game's strategies are named by betting history and the cards of their
+    class; every information set's probabilities sum to 1, and the table has as many
+    rows as the shrunk game has sequences (the empty one aside)."""
+    import equilibria
+
+    answer = equilibria.solve(game, route, **options)
+    table = answer.strategy_table()
+    sf = answer.sequence_form
+    assert len(table) == sum(p.num_sequences - 1 for p in sf.players)
+    sums = table.groupby(["player", "infoset"]).probability.sum()
+    assert np.allclose(sums, 1.0)
+    assert table.infoset.str.contains(r" \| ").all()
+
+
+def test_kuhn_shrunk_strategy_table_names_the_cards():
+    """Kuhn poker merges nothing: player 1's first decision holds one information set per
+    card of Kuhn's deck, J, Q and K."""
+    import equilibria
+
+    table = equilibria.solve("kuhn", "shrink").strategy_table()
+    first = table[(table.player == 1) & table.infoset.str.startswith("(root) |")]
+    assert sorted(first.infoset.unique()) == ["(root) | J", "(root) | K", "(root) | Q"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [("solve", "kuhn"), ("export", "leduc", "-o", "-"), ("info", "kuhn")])
+def test_a_full_standard_output_is_one_line_and_exit_2(args):
+    with open("/dev/full", "w") as full:
+        res = subprocess.run(
+            [sys.executable, "-m", "equilibria.scripts.cli", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2, res.stderr
+    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "No space left" in lines[0] and "wrote" not in res.stderr
+
+
+def test_a_closed_pipe_on_standard_output_is_no_error():
+    """``equilibria games | head -1``: the reader leaving is not an error of ours."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "equilibria.scripts.cli", "games"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and err == ""
+
+
+@pytest.mark.parametrize("cdf", ["0:0/1:1", "0:0/0.5:0.35/1:1", "0:0/0.1:0.9/1:1"])
+def test_river_endgame_cards_and_cdfs_together_are_refused(cdf):
+    line = one_line_refusal(run_cli("solve", f"river_endgame:pot=3,cards=50,cdf1={cdf}"))
+    assert "cdf1" in line and "cards" in line
+
+
+def test_river_endgame_cdfs_change_the_game_and_its_name():
+    from equilibria.instances.bayesian_games import river_endgame
+
+    names = {river_endgame(pot=3, cdf1=c).name for c in ("0:0/1:1", "0:0/0.1:0.9/1:1")}
+    assert len(names) == 2 and all("cdf1=" in n for n in names)
+    assert river_endgame(pot=3, cards=50).name == "river_endgame(pot=3, cards=50)"
+    assert river_endgame(pot=3).name == "river_endgame(pot=3)"
+
+
+def test_a_parameter_given_twice_is_refused():
+    line = one_line_refusal(run_cli("info", "leduc:ranks=3,ranks=4"))
+    assert "ranks" in line and "twice" in line
