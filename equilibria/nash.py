@@ -16,7 +16,9 @@ response, whatever the formulation: the regrets printed are measured, not promis
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,7 +41,7 @@ from .models.checks import OptionError
 from .models.constant_sum import is_zero_sum
 from .models.dominance import dominated_sequences
 from .models.efg import ExtensiveGame
-from .models.errors import SolverError
+from .models.errors import SolveFailed
 from .models.kuhn3_family import FamilyMembership
 from .models.normal_form import NormalFormGame
 from .models.progress import stage
@@ -76,6 +78,21 @@ class NashSolution(Answer):
     bound_at_answer: float | None = None  # NashConv bound the program proves at its solution
     problem: Any = None  # the LinearProgram (two players) or Pyomo model solved, for MPS/LP export
     published_family: FamilyMembership | None = None  # three-player Kuhn poker only
+    #: True when the answer is the rounds' CFR+ seed: it met epsilon and no round's
+    #: program gave a profile as good
+    from_seed: bool = False
+    #: the game's MIP Nash program over every profile at the answer's epsilon, built on
+    #: demand (rounds solve boxed programs; this is the one to export); None: ``problem``
+    whole_program: Callable[[], Any] | None = field(default=None, repr=False)
+
+    def program_to_export(self) -> tuple[Any, str]:
+        """The program ``nash --write`` writes and what it is: the game's program, not a
+        round's (a round's is boxed around the incumbent and holds no other equilibrium)."""
+        if self.whole_program is None:
+            return self.problem, "the program solved"
+        return self.whole_program(), (
+            "the game's MIP Nash program over every profile (the rounds solved it boxed around the incumbent)"
+        )
 
     @property
     def is_equilibrium(self) -> bool:
@@ -132,6 +149,8 @@ class NashSolution(Answer):
             out["rounds_run"] = len(self.curve)
         if self.bound_at_answer is not None:
             out["bound_at_answer"] = self.bound_at_answer
+        if self.curve is not None:
+            out["from_seed"] = self.from_seed
         if self.mixed is not None:
             out["mixed"] = [[float(v) for v in m] for m in self.mixed]
         if self.published_family is not None:
@@ -250,7 +269,7 @@ def solve_nash(
                 "--rounds refines approximate products of three or more players with formulation 1, "
                 "objective any and --epsilon; this call solves one program"
             )
-    curve = bound_at_answer = None
+    curve = bound_at_answer = seed_plans = None
     x: np.ndarray | None
     t1 = time.perf_counter()
     if use_rounds:
@@ -270,7 +289,9 @@ def solve_nash(
         )
         lp, model, sol, x = outcome.lp, outcome.model, outcome.solution, outcome.values
         num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
-        curve, bound_at_answer = rounds_table(outcome.rounds), outcome.bound
+        curve = rounds_table(outcome.rounds)
+        bound_at_answer = None if outcome.from_seed else outcome.bound
+        seed_plans = outcome.plans if outcome.from_seed else None
         size = program_size(lp, model)
         t2 = t1  # the rounds build and solve in turn: their time is one figure
     else:
@@ -299,8 +320,8 @@ def solve_nash(
                 x = lp.pyomo_values(model)
     t3 = time.perf_counter()
     if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
-        raise SolverError(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
-    plans, _ = read_profile(lp, x)
+        raise SolveFailed(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
+    plans = seed_plans if seed_plans is not None else read_profile(lp, x)[0]
     behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(players)]
     with stage("certifying by exact best responses"):
         cert = certify(sf, behaviors)
@@ -348,7 +369,29 @@ def solve_nash(
         bound_at_answer=bound_at_answer,
         problem=lp if model is None else model,
         published_family=kuhn3_family.membership(sf, behaviors) if players == 3 else None,
+        from_seed=seed_plans is not None,
+        whole_program=(
+            partial(
+                _whole_program,
+                sf,
+                DEFAULT_EPSILON if epsilon is None else float(epsilon),
+                representation,
+                forbidden,
+                linearize,
+            )
+            if use_rounds
+            else None
+        ),
     )
+
+
+def _whole_program(
+    sf: SequenceForm, epsilon: float, representation: str, forbidden: list[np.ndarray] | None, linearize: bool
+) -> Any:
+    """The Pyomo model of the game's MIP Nash program (formulation 1, objective any) over
+    every profile, its products approximated to ``epsilon``."""
+    lp = mip_nash(sf, 1, "any", epsilon=epsilon, forbidden=forbidden, linearize=linearize)
+    return nash_model(lp, representation=representation)
 
 
 __all__ = ["NashSolution", "solve_nash"]

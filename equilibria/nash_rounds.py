@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,7 @@ from .formulations.linear_program import LinearProgram
 from .formulations.mip_nash import mip_nash, nash_model, read_profile
 from .formulations.products import model_size
 from .models.best_response import certify, plan_maximum
-from .models.errors import SolverError
+from .models.errors import SolveFailed
 from .models.progress import stage
 from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
@@ -72,6 +72,10 @@ class NashRounds:
     bound: float
     rounds: list[Round] = field(default_factory=list)
     seed_iterations: int = 0
+    #: True when the answer is the CFR+ seed: it met the target and no program's profile
+    #: was as good (``plans`` and ``nash_conv`` are then the seed's, the rest the best
+    #: round's)
+    from_seed: bool = False
 
 
 def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float:
@@ -106,7 +110,8 @@ def solve_rounds(
     verbose: bool = False,
     method: str | None = None,
 ) -> NashRounds:
-    """Run the rounds (module docstring) and return the best certified one.
+    """Run the rounds (module docstring) and return the best certified one (the seed's
+    profile where it meets ``target`` and no program's answer is as good).
 
     ``target`` is the NashConv to reach; ``breakpoints`` the points per square of a zoomed
     round (default :data:`ZOOM_BREAKPOINTS`); ``forbidden`` the sequences no equilibrium
@@ -171,7 +176,7 @@ def solve_rounds(
         history.append(record)
         if sol.status == "infeasible":
             if box is None:
-                raise SolverError(
+                raise SolveFailed(
                     "MIP Nash: the program over every support is infeasible, which no game allows "
                     f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
                 )
@@ -183,7 +188,7 @@ def solve_rounds(
             if sol.status == "time_limit":
                 stopped = "time"
                 break
-            raise SolverError(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
+            raise SolveFailed(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
         x = lp.pyomo_values(model)
         plans, _ = read_profile(lp, x)
         behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(n)]
@@ -213,6 +218,10 @@ def solve_rounds(
                 half_width = narrower
             else:
                 zoom_k = min(2 * zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
+    if best is not None and seed_nc <= target and seed_nc < best.nash_conv and center_nc == seed_nc:
+        # a program's answer within epsilon is no reason to give back a better profile
+        # already held: the seed is the answer, certified as every round's
+        best = replace(best, plans=list(center), nash_conv=seed_nc, bound=math.nan, from_seed=True)
     if best is None or best.nash_conv > target:
         done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
         why = {

@@ -40,14 +40,16 @@ def cmd_nash(args: argparse.Namespace) -> int:
         **({"method": args.method} if args.method is not None else {}),
     )
     assert isinstance(sol, NashSolution)
+    written = ""
     if args.write:
         from ...formulations.linear_program import LinearProgram
         from ...solvers import write_disjunctive, write_problem
 
-        if isinstance(sol.problem, LinearProgram):
-            write_problem(sol.problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+        problem, written = sol.program_to_export()
+        if isinstance(problem, LinearProgram):
+            write_problem(problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
         else:
-            write_disjunctive(sol.problem, args.write, "bigm")
+            write_disjunctive(problem, args.write, "bigm")
     if args.json:
         print(sol.to_json())
         return 0
@@ -75,6 +77,8 @@ def cmd_nash(args: argparse.Namespace) -> int:
         print(f"family          {first}\n                {second}")
     if sol.curve:
         print_rounds(sol.curve)
+    if sol.from_seed:
+        print("answer          the CFR+ seed: it met epsilon, and no round's program gave a profile as good")
     if sol.num_products:
         detail = "exact (bilinear)" if sol.products == "exact" else f"{sol.products}, {sol.breakpoints} breakpoints"
         at_answer = "" if sol.bound_at_answer is None else f", proven at the answer <= {sol.bound_at_answer:.3e}"
@@ -98,7 +102,7 @@ def cmd_nash(args: argparse.Namespace) -> int:
     print(f"status          {sol.status} ({sol.backend})")
     print("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in sol.seconds.items()))
     if args.write:
-        print(f"program         written to {args.write}")
+        print(f"program         written to {args.write}: {written}")
     return 0
 
 
