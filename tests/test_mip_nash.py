@@ -575,3 +575,25 @@ def test_nash_rounds_time_limit_and_bad_rounds_are_one_line():
     assert res.returncode == 2 and "--rounds" in res.stderr and len(res.stderr.strip().splitlines()) == 1
     res = run_cli("nash", "kuhn:players=3", "--rounds", "0")
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_rounds_never_trade_a_seed_within_epsilon_for_a_worse_answer():
+    """kuhn:players=3 with epsilon 0.001: CFR+'s seed is certified well within epsilon,
+    and the answer is at least as good as it (it was 5x worse, from a boxed round)."""
+    answer = solve_nash("kuhn:players=3", epsilon=0.001)
+    seed = answer.curve[0]["certified_nash_conv"]
+    assert answer.curve[0]["phase"].startswith("seed")
+    assert answer.nash_conv <= 0.001
+    if seed <= 0.001:
+        assert answer.nash_conv <= seed
+    # the program to export is the game's: every realization weight free in [0, 1] (or
+    # fixed at 0 where dominated), where the rounds' programs box them near the incumbent
+    import pyomo.environ as pyo
+
+    def weights(model):
+        return [v for v in model.component_data_objects(pyo.Var) if v.name.startswith("x")]
+
+    whole, what = answer.program_to_export()
+    assert "every profile" in what
+    assert all(v.lb == 0.0 and v.ub in (0.0, 1.0) for v in weights(whole))
+    assert any(v.lb > 0.0 or 0.0 < v.ub < 1.0 for v in weights(answer.problem))
