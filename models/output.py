@@ -17,6 +17,7 @@ behind, and the target (if it existed) is untouched.
 from __future__ import annotations
 
 import errno
+import gzip
 import os
 import shutil
 import stat
@@ -127,19 +128,62 @@ def _partial_file(target: Path, prefix: str, suffix: str | None, folder: Path | 
     return Path(name)
 
 
+def content_suffix(path: str | os.PathLike) -> str:
+    """The ending that names what a file holds, in lower case: ``.mps`` for ``x.mps`` and
+    for ``x.mps.gz`` alike (a ``.gz`` file is written compressed, see
+    :func:`atomic_output`)."""
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    return Path(name).suffix
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path to write to; on success it replaces ``path``.
 
-    ``suffix`` is the temporary file's ending (default: the target's), for writers that pick
-    the format from it. On any failure, or an interrupt, the temporary file is removed and
-    the target is left as it was; OSErrors become OutputError naming the target.
+    ``suffix`` is the temporary file's ending (default: the target's, without ``.gz``), for
+    writers that pick the format from it. A target named ``*.gz`` receives what was written
+    compressed with gzip. On any failure, or an interrupt, the temporary file is removed
+    and the target is left as it was; OSErrors become OutputError naming the target.
     """
     target = check_target(path)
     if is_stream(path):
         with _stream_output(target, suffix) as tmp:
             yield tmp
         return
+    if target.name.lower().endswith(".gz"):
+        with _compressed_output(target, suffix or content_suffix(target)) as tmp:
+            yield tmp
+        return
+    with _replacing(target, suffix) as tmp:
+        yield tmp
+
+
+@contextmanager
+def _compressed_output(target: Path, suffix: str) -> Iterator[Path]:
+    """Yield a temporary path for the plain content; on success it is compressed into
+    ``target`` (itself replaced only when complete)."""
+    plain = _partial_file(target, f".{target.name}.", suffix, target.parent)
+    name = str(plain)
+    try:
+        yield plain
+        with _replacing(target, ".gz") as tmp:
+            try:
+                # the header names the file a reader unpacks to, not the temporary one
+                with open(plain, "rb") as source, open(tmp, "wb") as raw:
+                    with gzip.GzipFile(target.name[: -len(".gz")], "wb", fileobj=raw) as sink:
+                        shutil.copyfileobj(source, sink, 1 << 20)
+            except OSError as exc:
+                raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    finally:
+        plain.unlink(missing_ok=True)
+        _PARTIAL.discard(name)
+
+
+@contextmanager
+def _replacing(target: Path, suffix: str | None) -> Iterator[Path]:
+    """Yield a temporary file beside ``target``; on success it replaces ``target``."""
     tmp = _partial_file(target, f".{target.name}.", suffix, target.parent)
     name = str(tmp)
     try:
@@ -220,6 +264,7 @@ __all__ = [
     "STDOUT_NAMES",
     "atomic_output",
     "check_target",
+    "content_suffix",
     "is_stream",
     "remove_partial_outputs",
     "write_text",

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..models.errors import SolverError
-from ..models.output import atomic_output
+from ..models.output import atomic_output, content_suffix
 from .base import (
     CAPABILITIES,
     Backend,
@@ -145,11 +145,12 @@ def default_indicators(backend: str, model: pyo.ConcreteModel | None = None) -> 
 
 
 def write_disjunctive(model: pyo.ConcreteModel, path: str, indicators: str = "bigm") -> str:
-    """Write the program to ``.mps`` or ``.lp``: big-M or hull through Pyomo's writers, or
-    (``native``) SCIP's writer, which keeps indicator constraints."""
-    suffix = Path(path).suffix.lower()
+    """Write the program to ``.mps`` or ``.lp`` (gzip-compressed when named ``.gz``): big-M
+    or hull through Pyomo's writers, or (``native``) SCIP's writer, which keeps indicator
+    constraints."""
+    suffix = content_suffix(path)
     if suffix not in (".mps", ".lp"):
-        raise SolverError(f"cannot write '{path}': name it .mps or .lp")
+        raise SolverError(f"cannot write '{path}': name it .mps or .lp (.mps.gz, .lp.gz compressed)")
     if indicators == "native":
         from .scip import build_native_scip
 

@@ -11,13 +11,13 @@ import logging
 import os
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..models.errors import OutputError, SolverError
-from ..models.output import atomic_output
+from ..models.output import atomic_output, content_suffix
+from ..models.progress import stage
 from .base import Backend, Capabilities, is_mip, register
 from .results import Solution, Status, progress_text
 
@@ -369,18 +369,20 @@ CHILD_WRITE_NONZEROS = 1_000_000
 
 
 def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | None = None) -> None:
-    """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix).
+    """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix;
+    ``x.mps.gz`` is MPS, compressed).
 
     HiGHS writes into a temporary file in the target's folder, which is renamed onto the
     target only when complete (:func:`equilibria.models.output.atomic_output`): HiGHS is
     never handed a path it could fail on, and a failure leaves nothing behind."""
-    fmt = (file_format or Path(path).suffix.lstrip(".")).lower()
+    fmt = (file_format or content_suffix(path).lstrip(".")).lower()
     if fmt not in ("mps", "lp"):
         raise SolverError(f"cannot write format '{fmt}': use mps or lp")
     h = _new_highs(False)
     h.passModel(to_highs_lp(problem, names=True))
-    # HiGHS picks the format from the file's ending
-    with atomic_output(path, suffix=f".{fmt}") as tmp:
+    # HiGHS picks the format from the file's ending; a large model takes a while to write
+    # (Rhode Island's shrunk LP: 3.7 GB, over 30 s), which the progress line says
+    with stage(f"writing {path} ({problem.nnz:,} nonzeros)"), atomic_output(path, suffix=f".{fmt}") as tmp:
         if problem.nnz < CHILD_WRITE_NONZEROS:
             status = h.writeModel(str(tmp))
             if status.name == "kError":

@@ -41,6 +41,23 @@ def test_exported_lp_resolves_in_highs_and_scip(fmt, player, value, tmp_path):
     assert scip_optimum(path) == pytest.approx(value, abs=1e-8)
 
 
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_a_gz_name_is_written_compressed_and_solvers_read_it(fmt, tmp_path):
+    """``-o leduc.mps.gz`` wrote plain text under a .gz name; it is gzip now, named inside
+    as the file it unpacks to, and HiGHS and SCIP read it to Leduc's published value."""
+    import gzip
+
+    path = tmp_path / f"leduc.{fmt}.gz"
+    res = run_cli("export", "leduc", "-o", str(path))
+    assert res.returncode == 0, res.stderr
+    assert path.read_bytes()[:2] == b"\x1f\x8b"  # gzip's magic number
+    plain = gzip.decompress(path.read_bytes()).decode()
+    assert ("ROWS" in plain) == (fmt == "mps") and ("\nst\n" in plain) == (fmt == "lp")
+    assert highs_optimum(path) == pytest.approx(LEDUC_VALUE, abs=1e-8)
+    assert scip_optimum(path) == pytest.approx(LEDUC_VALUE, abs=1e-8)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary file left
+
+
 def test_exported_names_follow_the_math(tmp_path):
     path = tmp_path / "kuhn.lp"
     assert run_cli("export", "kuhn", "-o", str(path)).returncode == 0

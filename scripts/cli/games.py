@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from .common import GAME_HELP, load_game, plural, report_stream, text_type, usage_error
@@ -72,7 +71,9 @@ EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg"}
 def export_format(output: str, asked: str | None) -> str:
     """The format ``export`` writes: ``asked``, else the one the file's ending names, else
     MPS; a format that contradicts the ending is refused (a reader goes by the ending)."""
-    named = EXPORT_FORMATS.get(os.path.splitext(output)[1].lower())
+    from ...models.output import content_suffix
+
+    named = EXPORT_FORMATS.get(content_suffix(output))
     if asked is not None and named is not None and asked != named:
         raise usage_error(
             f"--format {asked} does not match the file name {output} (it says {named}); change one of them"

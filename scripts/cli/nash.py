@@ -43,11 +43,12 @@ def cmd_nash(args: argparse.Namespace) -> int:
     written = ""
     if args.write:
         from ...formulations.linear_program import LinearProgram
+        from ...models.output import content_suffix
         from ...solvers import write_disjunctive, write_problem
 
         problem, written = sol.program_to_export()
         if isinstance(problem, LinearProgram):
-            write_problem(problem, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+            write_problem(problem, args.write, "lp" if content_suffix(args.write) == ".lp" else "mps")
         else:
             write_disjunctive(problem, args.write, "bigm")
     if args.json:

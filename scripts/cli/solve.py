@@ -60,6 +60,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
+    from ...models.output import content_suffix
     from ...shrink import shrink
     from ...solvers import write_problem
 
@@ -79,7 +80,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         dominance = reduced.report()
         lp = sequence_form_lp(reduced.sequence_form, 0) if args.write else None
     if args.write and lp is not None:
-        write_problem(lp, args.write, "lp" if args.write.lower().endswith(".lp") else "mps")
+        write_problem(lp, args.write, "lp" if content_suffix(args.write) == ".lp" else "mps")
     if args.json:
         print(json.dumps(report.to_dict() | ({"dominance": dominance} if dominance else {}), indent=2))
         return 0
