@@ -342,12 +342,14 @@ def solve_located(
         if best is None:
             hint = ""
             if guess and fitted > 10.0 * max(seed_nc, target or 0.0):
-                # CFR+ found an equilibrium, and no profile following the model comes close to it
+                # CFR+ found an equilibrium, and no profile following the model comes close
+                # to it: that one is not of the model's form, which may hold another
                 hint = (
-                    f" (CFR+ reached NashConv {seed_nc:.1e}, the model's closest thresholds only {fitted:.1e}: "
-                    "the model may describe no equilibrium of this game; `equilibria nash` needs no model)"
+                    f" (the equilibrium CFR+ found, NashConv {seed_nc:.1e}, is not of the model's form: its "
+                    f"closest thresholds reach only {fitted:.1e}; should the model hold none, `equilibria nash` "
+                    "needs no model)"
                 )
-            raise TimeLimitReached(f"no answer {done}{why[0]}{hint}; {why[1]}", history)
+            raise TimeLimitReached(f"no answer {done}{why[0]}; {why[1]}{hint}", history)
         raise TimeLimitReached(
             f"the best certified NashConv {best[0]:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
             history,

@@ -252,6 +252,11 @@ def solve_threshold(
         from .instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
+    if certificate == "cells" and game.finite:
+        raise checks.OptionError(
+            f"{game.name} has finite signals, certified exactly in the finite game: the certificate on cells "
+            "is for continuous signals"
+        )
     if isinstance(model, str) and model == "auto":
         return _solve_auto(
             game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate, epsilon=epsilon
@@ -333,6 +338,7 @@ def solve_threshold(
             t0=t0,
             certificate=certificate,
         )
+    defaulted = model is None
     model = resolve_model(game, model)
     get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     if game.finite and game.num_players > 2:
@@ -350,7 +356,16 @@ def solve_threshold(
     if rounds is not None:
         raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
     with stage("building the threshold program"):
-        program = threshold_milfp(game, model, **shape, every_signal=every_signal)
+        try:
+            program = threshold_milfp(game, model, **shape, every_signal=every_signal)
+        except ModelError as exc:
+            if defaulted and game.num_players > 2:
+                # no model was named: the shipped one does not fit this many players
+                raise ModelError(
+                    f"no model was given, and {game.name}'s shipped model '{model.name}' does not fit "
+                    f"{game.num_players} players ({exc}); --model auto finds one from the game"
+                ) from None
+            raise
     indicators = indicators or default_indicators(backend, program.model)
     t1 = time.perf_counter()
     with stage(f"solving the threshold program with {backend}"):

@@ -708,3 +708,23 @@ def test_river_endgame_cdfs_change_the_game_and_its_name():
 def test_a_parameter_given_twice_is_refused():
     line = one_line_refusal(run_cli("info", "leduc:ranks=3,ranks=4"))
     assert "ranks" in line and "twice" in line
+
+
+def test_threshold_without_a_model_that_fits_names_model_auto():
+    line = one_line_refusal(run_cli("threshold", "kuhn_continuous:players=3"))
+    assert "no model was given" in line and "--model auto" in line
+
+
+def test_a_certificate_on_cells_for_finite_signals_is_refused_not_ignored():
+    line = one_line_refusal(run_cli("threshold", "kuhn", "--certificate", "cells"))
+    assert "finite signals" in line and "cells" in line
+
+
+def test_an_error_message_prints_numbers_not_numpy_reprs(tmp_path):
+    """A general-sum game's refusal named its payoff sums as np.float64(...)."""
+    game = tmp_path / "general.efg"
+    game.write_text(
+        'EFG 2 R "g" { "A" "B" }\n""\n\np "" 1 1 "i" { "l" "r" } 0\nt "" 1 "x" { 1, 0 }\nt "" 2 "y" { 0, 2 }\n'
+    )
+    res = run_cli("solve", game, "--no-shrink")
+    assert "np.float64" not in res.stderr and "np.float64" not in res.stdout
