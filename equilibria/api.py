@@ -620,6 +620,7 @@ class SequenceFormLP(Steps):
     method), certified in the game itself."""
 
     Options = LPOptions
+    two_player_zero_sum = True
     build_key = "sequence_form"
     build_message = "building the sequence form"
 

@@ -101,6 +101,9 @@ class Steps:
     Options: type[RouteOptions] = RouteOptions
     #: What the backend must solve: ``"lp"``, ``"milp"``, or None when the route uses none.
     needs: str | None = "lp"
+    #: True for a route of two-player zero-sum games only: a game known to be another
+    #: kind before it is built (an OpenSpiel game's type says) is refused at once.
+    two_player_zero_sum = False
     #: The build step's name in the answer's seconds, and its progress message.
     build_key = "build"
     build_message = ""
@@ -479,6 +482,8 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     time_limit = options.get("time_limit")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     description = describe(game)
+    if steps is not None and steps.two_player_zero_sum:
+        description.check_two_player_zero_sum(f"the {route} route")
     with timings.stage("game", f"building {description.spec} ({r.view.replace('|', ' or ')} form)"):
         view = description.first_view(r.view, f"the {route} route")
     if steps is None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..models import checks
-from ..models.errors import EquilibriaError, UnknownInstanceError
+from ..models.errors import EquilibriaError, GameError, UnknownInstanceError
 
 if TYPE_CHECKING:
     from ..models.bayesian import BayesianGame
@@ -227,7 +227,23 @@ class GameDescription:
     params: dict[str, Any]
     factories: dict[str, Callable[[], Any]]
     sizes: dict[str, Callable[[], int | None]] = field(default_factory=dict)
+    #: what is known of the game before any view is built (an OpenSpiel game's type):
+    #: ``players`` and ``zero_sum``; empty when nothing is
+    traits: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
     _built: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def check_two_player_zero_sum(self, purpose: str) -> None:
+        """Refuse, before anything is built, a game known to be no two-player zero-sum
+        game (an OpenSpiel game says so in its type) for ``purpose``."""
+        traits = self.traits()
+        players, zero_sum = traits.get("players"), traits.get("zero_sum")
+        if players is None or (players == 2 and zero_sum is not False):
+            return
+        kind = f"{players} players" + (", general-sum payoffs" if zero_sum is False else "")
+        raise GameError(
+            f"'{self.spec}' has {kind}: {purpose} solves two-player zero-sum games (general-sum and "
+            "n-player games: equilibria nash)"
+        )
 
     def estimate(self, view: str) -> tuple[int, int] | None:
         """(units, bytes) the view is estimated to need, or None when unknown (see
@@ -735,7 +751,12 @@ def _openspiel(spec: str) -> GameDescription:
         fits = available_memory() // OPENSPIEL_BYTES_PER_NODE
         return from_openspiel(game_string, max_nodes=max(1, min(DEFAULT_MAX_NODES, fits)))
 
-    return GameDescription(spec, spec, {}, {"extensive": build})
+    def traits() -> dict[str, Any]:
+        from ..interop.openspiel import game_traits
+
+        return game_traits(game_string)
+
+    return GameDescription(spec, spec, {}, {"extensive": build}, traits=traits)
 
 
 def load(spec: Any) -> ExtensiveGame:

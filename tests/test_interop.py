@@ -222,8 +222,8 @@ def test_openspiel_policy_is_read_back(openspiel_games):
 def test_openspiel_refusals_name_game_and_reason(pyspiel):
     from equilibria.interop.openspiel import OpenSpielError, from_openspiel
 
-    with pytest.raises(OpenSpielError, match=r"goofspiel.*simultaneous"):
-        from_openspiel("goofspiel")
+    with pytest.raises(OpenSpielError, match=r"goofspiel.*too large.*estimated"):
+        from_openspiel("goofspiel")  # 13 cards, played in turn: far too many nodes
     with pytest.raises(OpenSpielError, match=r"leduc_poker.*too large.*max_nodes=5000"):
         from_openspiel("leduc_poker", max_nodes=5000)  # stopped while expanding
     with pytest.raises(OpenSpielError, match=r"tic_tac_toe.*too large.*estimated"):
@@ -231,6 +231,74 @@ def test_openspiel_refusals_name_game_and_reason(pyspiel):
     with pytest.raises(OpenSpielError, match="no_such_game"):
         from_openspiel("no_such_game")
     assert issubclass(OpenSpielError, EquilibriaError)
+
+
+GOOFSPIEL = "goofspiel(num_cards=4,imp_info=True,points_order=descending)"
+
+
+def test_a_simultaneous_move_game_is_played_in_turn_and_certified_by_openspiel(pyspiel):
+    """Goofspiel's simultaneous bids go through OpenSpiel's turn-based conversion (said
+    in the title); the answer's NashConv by OpenSpiel's own best responses on that game
+    is 0, and the value is 0 by symmetry."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from equilibria.interop.openspiel import to_openspiel_policy
+
+    answer = equilibria.solve(f"openspiel:{GOOFSPIEL}")
+    game = answer.sequence_form.game
+    assert "in turn" in game.title and answer.value == pytest.approx(0.0, abs=1e-9)
+    os_game = pyspiel.load_game(game.openspiel.game_string)
+    assert os_game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    policy = to_openspiel_policy(os_game, game, answer.behaviors)
+    assert os_exploitability.nash_conv(os_game, policy) == pytest.approx(0.0, abs=1e-9)
+    assert answer.nash_conv == pytest.approx(os_exploitability.nash_conv(os_game, policy), abs=1e-9)
+
+
+def _best_response_value(state, policy, responder):
+    """What ``responder`` gets against ``policy`` by a best response, walked on
+    OpenSpiel's own states (perfect information: a best response is a maximum at each
+    of the responder's states)."""
+    if state.is_terminal():
+        return state.returns()[responder]
+    if state.is_chance_node():
+        return sum(p * _best_response_value(state.child(a), policy, responder) for a, p in state.chance_outcomes())
+    if state.current_player() == responder:
+        return max(_best_response_value(state.child(a), policy, responder) for a in state.legal_actions())
+    probs = policy.action_probabilities(state)
+    return sum(p * _best_response_value(state.child(a), policy, responder) for a, p in probs.items() if p > 0)
+
+
+def test_a_perfect_information_game_has_an_information_set_per_node(pyspiel):
+    """Breakthrough gives OpenSpiel no information-state strings: every node is its own
+    information set. The answer's NashConv, from best responses over OpenSpiel's states,
+    is 0; its value is what OpenSpiel's alpha-beta search finds."""
+    from open_spiel.python.algorithms import minimax
+
+    from equilibria.interop.openspiel import to_openspiel_policy
+
+    spec = "breakthrough(rows=3,columns=3)"
+    answer = equilibria.solve(f"openspiel:{spec}")
+    game = answer.sequence_form.game
+    assert sum(game.counts().infosets) == game.counts().decision
+    os_game = pyspiel.load_game(spec)
+    policy = to_openspiel_policy(os_game, game, answer.behaviors)
+    root = os_game.new_initial_state()
+    nash_conv = sum(_best_response_value(root, policy, p) for p in range(2))  # zero-sum: the payoffs cancel
+    assert nash_conv == pytest.approx(0.0, abs=1e-9)
+    value, _ = minimax.alpha_beta_search(os_game, maximizing_player_id=0)
+    assert answer.value == pytest.approx(value, abs=1e-9)
+
+
+def test_a_game_of_another_kind_is_refused_before_its_tree_is_walked(pyspiel):
+    """colored_trails (three players, general-sum, about 1.7 million nodes) walked for
+    minutes before the LP route refused it; OpenSpiel's game type says so at once."""
+    from equilibria.instances.registry import describe
+    from equilibria.models.errors import GameError
+
+    description = describe("openspiel:colored_trails")
+    with pytest.raises(GameError, match="3 players, general-sum payoffs.*equilibria nash"):
+        equilibria.solve(description, "lp")
+    assert "extensive" not in description._built  # nothing was walked
 
 
 def test_export_refuses_a_game_not_from_openspiel(pyspiel):

@@ -18,9 +18,11 @@ parsing labels.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -31,6 +33,11 @@ from ..models.errors import EquilibriaError, GameError
 
 #: Default limit on the number of tree nodes :func:`from_openspiel` will expand.
 DEFAULT_MAX_NODES = 20_000_000
+
+#: Seconds between progress lines while a tree is expanded.
+PROGRESS_EVERY = 5.0
+
+_log = logging.getLogger(__name__)
 
 # OpenSpiel's player ids for non-decision states (pyspiel.PlayerId)
 _OS_CHANCE = -1
@@ -98,26 +105,51 @@ def _captured_stderr() -> Iterator[Callable[[], str]]:
             os.close(saved)
 
 
-def _check_kind(os_game: Any, name: str) -> None:
-    """Refuse games that have no finite sequential tree with explicit chance."""
+def game_traits(game_or_string: Any) -> dict[str, Any]:
+    """What OpenSpiel's game type says before any state is visited: ``players`` and
+    ``zero_sum`` (True for zero- and constant-sum utilities, False for general-sum and
+    identical ones, where a two-player zero-sum route has nothing to solve)."""
+    pyspiel = pyspiel_module()
+    os_game = _load(game_or_string)
+    utility = os_game.get_type().utility
+    zero_sum = utility in (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM)
+    return {"players": int(os_game.num_players()), "zero_sum": zero_sum}
+
+
+def _turn_based(os_game: Any, name: str) -> tuple[Any, str]:
+    """The game as a finite sequential tree with explicit chance: a simultaneous-move game
+    through OpenSpiel's own conversion (each player's move of a round in turn, none seeing
+    the others' moves of that round, so the equilibria are the same), with the note that
+    says so; other games are refused unless sequential."""
     pyspiel = pyspiel_module()
 
     gt = os_game.get_type()
+    note = ""
+    if gt.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+        os_game = pyspiel.convert_to_turn_based(os_game)
+        gt = os_game.get_type()
+        note = "simultaneous moves played in turn, unseen until the round ends (OpenSpiel's turn-based conversion)"
     if gt.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise OpenSpielError(
-            f"OpenSpiel game '{name}' has {gt.dynamics.name.lower()} dynamics; only "
-            "turn-based (sequential) games are converted (simultaneous moves would need "
-            "an explicit sequential transformation first)"
+            f"OpenSpiel game '{name}' has {gt.dynamics.name.lower()} dynamics; only turn-based "
+            "(sequential) and simultaneous-move games are converted"
         )
     if gt.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise OpenSpielError(
             f"OpenSpiel game '{name}' samples its chance events without listing their "
             "probabilities, so its tree is not finite and explicit"
         )
-    if not gt.provides_information_state_string:
+    if not gt.provides_information_state_string and gt.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
         raise OpenSpielError(
             f"OpenSpiel game '{name}' provides no information-state strings, which define the information sets"
         )
+    return os_game, note
+
+
+def _per_node(os_game: Any) -> bool:
+    """True for a perfect-information game without information-state strings: every node
+    is then an information set of its own, keyed by the history that leads to it."""
+    return not os_game.get_type().provides_information_state_string
 
 
 def estimate_tree_size(os_game: Any, probes: int = 64, seed: int = 0) -> float:
@@ -158,14 +190,20 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
     that string; actions are labelled by ``action_to_string`` and ordered as OpenSpiel's
     legal actions (chance outcomes by ascending action id).
 
+    A simultaneous-move game is walked through OpenSpiel's turn-based conversion (its
+    title says so); a perfect-information game without information-state strings gets one
+    information set per node, labelled ``PLAYER:HISTORY`` (player from 0, OpenSpiel's
+    action ids). The walk logs its progress every :data:`PROGRESS_EVERY` seconds.
+
     Returns the validated :class:`ExtensiveGame`, with ``game.openspiel`` an
-    :class:`OpenSpielSource`. Raises :class:`OpenSpielError` for simultaneous-move or
-    sampled-chance games, and when the tree has (or is estimated to have) more than
-    ``max_nodes`` nodes; :class:`GameError` if the information states break perfect recall.
+    :class:`OpenSpielSource`. Raises :class:`OpenSpielError` for sampled-chance games,
+    and when the tree has (or is estimated to have) more than ``max_nodes`` nodes;
+    :class:`GameError` if the information states break perfect recall.
     """
     os_game = _load(game_or_string)
     name = str(os_game)
-    _check_kind(os_game, name)
+    os_game, note = _turn_based(os_game, name)
+    per_node = _per_node(os_game)
     estimate = estimate_tree_size(os_game)
     if estimate > 10 * max_nodes:  # the estimate is noisy: refuse early only when far off
         raise OpenSpielError(
@@ -192,9 +230,13 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
     # Depth-first with an explicit stack: memory stays proportional to depth times
     # branching, whereas a breadth-first frontier of state objects can hold millions.
     stack = [(os_game.new_initial_state(), -1, -1, 1.0, "")]
+    started = told = time.perf_counter()
     while stack:
         state, par, act, prob, clabel = stack.pop()
         node = len(parent)
+        if node % 4096 == 0 and time.perf_counter() - told >= PROGRESS_EVERY:
+            told = time.perf_counter()
+            _log.info("expanding %s: %s nodes of about %.3g, %.0f s", name, f"{node:,}", estimate, told - started)
         if node >= max_nodes:
             raise OpenSpielError(
                 f"OpenSpiel game '{name}' is too large: its tree has more than "
@@ -221,7 +263,7 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
             continue
         if cur == _OS_SIMULTANEOUS or cur < 0:
             raise OpenSpielError(f"OpenSpiel game '{name}' reaches a simultaneous-move state")
-        key_text = state.information_state_string(cur)
+        key_text = f"{cur}:{state.history_str()}" if per_node else state.information_state_string(cur)
         legal = state.legal_actions()
         k = infoset_index.get((cur, key_text))
         if k is None:
@@ -261,7 +303,7 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
         infoset_labels=labels,
         action_labels=action_labels_arr,
         chance_labels=np.asarray(chance_label, dtype=str),
-        title=name,
+        title=f"{name} ({note})" if note else name,
         validate=False,
     )
     try:
@@ -270,7 +312,8 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
         raise GameError(f"OpenSpiel game '{name}': {exc}") from None
     # Identify the per-information-set data only after construction: from_arrays
     # renumbers nodes but keeps information sets and their action order as given.
-    game.openspiel = OpenSpielSource(game_string=name, infoset_strings=labels, action_ids=ids)
+    # the string that loads the tree walked (the turn-based game of a simultaneous one)
+    game.openspiel = OpenSpielSource(game_string=str(os_game), infoset_strings=labels, action_ids=ids)
     return game
 
 
@@ -343,6 +386,37 @@ def to_tabular_policy(os_game: Any, game: ExtensiveGame, behaviors: Sequence[np.
     table[rows] = 0.0
     table[row_of_action, source.action_ids] = probs
     return pol
+
+
+def to_openspiel_policy(os_game: Any, game: ExtensiveGame, behaviors: Sequence[np.ndarray]) -> object:
+    """An OpenSpiel policy playing ``behaviors`` on the game ``game`` was walked from: a
+    ``TabularPolicy`` (:func:`to_tabular_policy`) where OpenSpiel names information states,
+    else (perfect information, one information set per node) a policy that looks each
+    state up by its history. Either goes to OpenSpiel's ``exploitability.nash_conv``."""
+    os_game = _load(os_game)
+    if not _per_node(os_game):
+        return to_tabular_policy(os_game, game, behaviors)
+    from open_spiel.python import policy as os_policy
+
+    source = _source(game)
+    row = {text: k for k, text in enumerate(source.infoset_strings.tolist())}
+    first, count = game.infoset_action_start, game.infoset_num_actions
+    probs = np.zeros(source.action_ids.shape[0])
+    for p in range(game.num_players):
+        probs[_player_positions(game, p)] = np.asarray(behaviors[p], dtype=np.float64)[1:]
+
+    class HistoryPolicy(os_policy.Policy):  # type: ignore[misc]  # OpenSpiel is untyped
+        """Action probabilities by the history that reaches a state."""
+
+        def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
+            player = state.current_player() if player_id is None else player_id
+            k = row.get(f"{player}:{state.history_str()}")
+            if k is None:
+                raise OpenSpielError(f"no information set of the game for the state after '{state.history_str()}'")
+            span = slice(int(first[k]), int(first[k]) + int(count[k]))
+            return {int(a): float(w) for a, w in zip(source.action_ids[span], probs[span])}
+
+    return HistoryPolicy(os_game, list(range(os_game.num_players())))
 
 
 def from_tabular_policy(policy: Any, game: ExtensiveGame) -> list[np.ndarray]:
