@@ -374,14 +374,29 @@ class BettingTree:
         """Nodes of the game tree this betting tree spans when its deals draw from ``deck``
         cards without replacement: a node below ``k`` deals occurs once per ordered draw of
         ``k`` cards. Counted from the betting tree alone (nothing is expanded)."""
-        total = 0
+        counts = self.expanded_counts(deck)
+        return counts["decision"] + counts["chance"] + counts["terminal"]
+
+    def expanded_counts(self, deck: int) -> dict[str, int]:
+        """:meth:`expanded_nodes` by kind: ``decision``, ``chance`` (one node per card
+        dealt) and ``terminal``, of which ``folds`` end by a fold."""
+        counts = {"decision": 0, "chance": 0, "terminal": 0}
+        folds = 0
         stack = [(0, 0)]
         while stack:
             v, dealt = stack.pop()
-            total += perm(deck, dealt) if dealt <= deck else 0
-            below = dealt + 1 if self.player[v] == CHANCE else dealt
+            copies = perm(deck, dealt) if dealt <= deck else 0
+            kind = self.player[v]
+            if kind == CHANCE:
+                counts["chance"] += copies
+            elif kind == TERMINAL:
+                counts["terminal"] += copies
+                folds += copies if self.folder[v] >= 0 else 0
+            else:
+                counts["decision"] += copies
+            below = dealt + 1 if kind == CHANCE else dealt
             stack.extend((c, below) for c in self.children[v])
-        return total
+        return counts | {"folds": folds}
 
     def plan_text(self, p: int, q: int) -> str:
         """A plan in words, e.g. ``"check, call after check-bet"``."""

@@ -728,3 +728,40 @@ def test_an_error_message_prints_numbers_not_numpy_reprs(tmp_path):
     )
     res = run_cli("solve", game, "--no-shrink")
     assert "np.float64" not in res.stderr and "np.float64" not in res.stdout
+
+
+def test_info_of_rhode_island_counts_without_building_and_sets_the_paper_beside():
+    """The published figures (Gilpin and Sandholm 2007): 6,632,705 signal-tree nodes and
+    91,224,226 LP rows without abstraction; the paper's 'over 3.1 billion' tree nodes
+    beside ours, each with what it counts."""
+    res = run_cli("info", "rhode_island", "--json")
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout)
+    assert info["signal_tree_nodes"] == 6_632_705 and info["lp_rows"] == 91_224_226
+    assert info["published_nodes"] == 3.1e9 and info["built"] is False
+    assert info["nodes"] == info["terminal"] + info["chance"] + info["decision"]
+    text = run_cli("info", "rhode_island").stdout
+    assert "3.1 billion" in text and "one per card dealt" in text and "not built" in text
+
+
+@pytest.mark.parametrize("spec", ["rhode_island:ranks=3,suits=2", "leduc:ranks=4", "kuhn"])
+def test_tree_counts_without_building_equal_the_built_tree(spec):
+    from equilibria.instances.registry import describe
+    from equilibria.scripts.cli.games import info_without_tree
+
+    description = describe(spec)
+    counted = info_without_tree(description, "")
+    built = description.view("extensive").counts()
+    assert (counted["nodes"], counted["terminal"], counted["chance"], counted["decision"]) == (
+        built.nodes,
+        built.terminal,
+        built.chance,
+        built.decision,
+    )
+
+
+@pytest.mark.parametrize("spec", ["one_street", "kuhn_continuous:players=3"])
+def test_info_of_a_continuous_game_describes_it_instead_of_refusing(spec):
+    res = run_cli("info", spec)
+    assert res.returncode == 0, res.stderr
+    assert "continuous" in res.stdout and "not built" in res.stdout

@@ -16,8 +16,22 @@ def cmd_info(args: argparse.Namespace) -> int:
         return cmd_games(args)
     if not args.game:
         raise usage_error("info needs a GAME (or --list)")
+    from ...instances.registry import TooLarge, ViewUnavailable
+
     description = describe(args.game)
-    game, t_game = load_game(args.game)
+    try:
+        game, t_game = load_game(args.game)
+    except (TooLarge, ViewUnavailable) as exc:
+        # a tree too large to build, or none (continuous signals): what is known without it
+        info = info_without_tree(description, str(exc))
+        if info is None:
+            raise
+        if args.json:
+            print(json.dumps(info, indent=2))
+        else:
+            for line in info.pop("lines"):
+                print(line)
+        return 0
     c = game.counts()
     info = {
         "game": game.title,
@@ -41,6 +55,81 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"{name:10} {plural(c.infosets[p], 'information set')}, {plural(c.sequences[p], 'sequence')}")
     print(f"views      {', '.join(description.views)}")
     return 0
+
+
+#: Tree sizes the papers state, beside the counts of the tree this package builds:
+#: (game, its default parameters' figure, where it is stated, what it counts).
+PUBLISHED_NODES = {
+    "rhode_island": (
+        3.1e9,
+        "Gilpin and Sandholm, 'Lossless abstraction of imperfect information games' (2007): 'over 3.1 billion nodes'",
+    ),
+}
+
+
+def info_without_tree(description: Any, why: str) -> dict[str, Any] | None:
+    """``info`` of a game whose tree is not built (too large, or continuous signals):
+    counts from the betting tree and the deck for games with ordered signals, the betting
+    tree and the signals for signal games; None when nothing is known without the tree.
+    The dict holds the JSON fields and, under ``lines``, the text."""
+    if description.has("ordered"):
+        og = description.view("ordered")
+        counts = og.betting.expanded_counts(og.deck)
+        nodes = counts["decision"] + counts["chance"] + counts["terminal"]
+        lp = og.unabstracted_lp_size()
+        lines = [
+            f"game       {og.name}",
+            f"nodes      {nodes:,} (terminal {counts['terminal']:,}, of which {counts['folds']:,} folds; chance "
+            f"{counts['chance']:,}, one per card dealt; decision {counts['decision']:,}): counted from the betting "
+            "tree and the deck, not built",
+            f"signal     {og.signal_tree_nodes():,} signal-tree nodes (what GameShrink works on)",
+            f"LP         {lp['rows']:,} rows, {lp['columns']:,} columns without abstraction; "
+            f"information sets {lp['infosets'][0]:,} and {lp['infosets'][1]:,}",
+        ]
+        published = PUBLISHED_NODES.get(description.name) if not description.params else None
+        if published is not None:
+            figure, source = published
+            lines.append(
+                f"published  {figure / 1e9:.1f} billion nodes: {source}, with no definition of what is counted; "
+                f"none of the counts above gives it (all nodes {nodes / 1e9:.2f} billion, decision and chance "
+                f"{(counts['decision'] + counts['chance']) / 1e9:.2f} billion, half of all {nodes / 2e9:.2f} billion)"
+            )
+        lines.append(f"tree       not built: {why}")
+        return {
+            "game": og.name,
+            "nodes": nodes,
+            "terminal": counts["terminal"],
+            "folds": counts["folds"],
+            "chance": counts["chance"],
+            "decision": counts["decision"],
+            "signal_tree_nodes": og.signal_tree_nodes(),
+            "lp_rows": lp["rows"],
+            "infosets": list(lp["infosets"]),
+            "published_nodes": None if published is None else published[0],
+            "built": False,
+            "views": list(description.views),
+            "lines": lines,
+        }
+    if description.has("signal"):
+        game = description.view("signal")
+        kinds = ["finite" if s.finite else "continuous" for s in game.signals]
+        lines = [
+            f"game       {game.name}",
+            f"players    {game.num_players}; signals {', '.join(kinds)} ({game.deal}); {game.winner} signal wins",
+            f"betting    {game.tree.num_nodes:,} nodes of the public betting tree",
+            f"tree       not built: {why}",
+            f"views      {', '.join(description.views)}",
+        ]
+        return {
+            "game": game.name,
+            "players": game.num_players,
+            "signals": kinds,
+            "betting_nodes": game.tree.num_nodes,
+            "built": False,
+            "views": list(description.views),
+            "lines": lines,
+        }
+    return None
 
 
 def cmd_games(args: argparse.Namespace) -> int:
