@@ -116,3 +116,96 @@ def test_slides_lp_structure_kuhn():
     # r(empty) = 1 is the first realization row
     assert lp.A[0].toarray().ravel().tolist()[:1] == [1.0] and lp.row_lower[0] == lp.row_upper[0] == 1.0
     assert np.all(lp.col_lower[:13] == 0) and np.all(lp.col_upper[:13] == 1)
+
+
+# ------------------------------------------------ the sequence-form slides' Example 1
+#: The slides' g1 values, by player 1's and player 2's sequences ("" the empty one).
+SLIDES_G1 = {
+    ("a", ""): Fraction(1, 3),
+    ("b", "e"): Fraction(1),
+    ("b", "f"): Fraction(-2, 3),
+    ("c", "e"): Fraction(4, 3),
+    ("cg", "f"): Fraction(10, 3),
+    ("d", ""): Fraction(4, 3),
+    ("ch", "f"): Fraction(0),
+}
+#: Player 1's sequences and player 2's as the exported LPs number them (r_0, r_1, ...),
+#: and their information sets' values (v_0 the root's, then I21 / I11, I12, I13).
+P1_SEQUENCES = ["", "a", "b", "c", "d", "cg", "ch"]
+P2_SEQUENCES = ["", "e", "f"]
+
+
+def _slide_rows(player):
+    """The slides' LP of ``player`` row by row: (coefficients by column name, lower, upper)."""
+    g = {k: float(v) for k, v in SLIDES_G1.items()}
+    if player == 1:
+        r = {s: f"r_{i}" for i, s in enumerate(P1_SEQUENCES)}
+        v20, v21 = "v_0", "v_1"
+        return [
+            ({r[""]: 1}, 1, 1),  # (7)
+            ({r["a"]: 1, r["b"]: 1, r[""]: -1}, 0, 0),  # (9)  I11
+            ({r["c"]: 1, r["d"]: 1, r[""]: -1}, 0, 0),  # (10) I12
+            ({r["cg"]: 1, r["ch"]: 1, r["c"]: -1}, 0, 0),  # (11) I13
+            ({v21: 1, r["a"]: g["a", ""], r["d"]: g["d", ""], v20: -1}, 0, None),  # (12)
+            ({r["b"]: g["b", "e"], r["c"]: g["c", "e"], v21: -1}, 0, None),  # (13)
+            ({r["b"]: g["b", "f"], r["cg"]: g["cg", "f"], r["ch"]: g["ch", "f"], v21: -1}, 0, None),  # (14)
+        ]
+    r = {s: f"r_{i}" for i, s in enumerate(P2_SEQUENCES)}
+    v10, v11, v12, v13 = "v_0", "v_1", "v_2", "v_3"
+    return [
+        ({r[""]: 1}, 1, 1),  # (16)
+        ({r["e"]: 1, r["f"]: 1, r[""]: -1}, 0, 0),  # (18) I21
+        ({v11: 1, v12: 1, v10: -1}, 0, None),  # (19)
+        ({r[""]: -g["a", ""], v11: -1}, 0, None),  # (20)
+        ({r["e"]: -g["b", "e"], r["f"]: -g["b", "f"], v11: -1}, 0, None),  # (21)
+        ({v13: 1, r["e"]: -g["c", "e"], v12: -1}, 0, None),  # (22)
+        ({r[""]: -g["d", ""], v12: -1}, 0, None),  # (23)
+        ({r["f"]: -g["cg", "f"], v13: -1}, 0, None),  # (24)
+        ({r["f"]: -g["ch", "f"], v13: -1}, 0, None),  # (25)
+    ]
+
+
+def test_slides_example_has_the_slides_sequence_form_payoffs():
+    game = equilibria.load("slides_example")
+    sf = SequenceForm(game)
+    A = sf.payoff_matrix(0).toarray()
+    for (s1, s2), value in SLIDES_G1.items():
+        assert A[P1_SEQUENCES.index(s1), P2_SEQUENCES.index(s2)] == float(value), (s1, s2)
+    assert np.count_nonzero(A) == sum(1 for v in SLIDES_G1.values() if v)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_slides_example_lps_are_the_slides_row_for_row(player, tmp_path):
+    """``export slides_example --player N --format lp``, read back by HiGHS: the
+    objective is the root value, the bounds are 0 <= r <= 1, and row k is the slides'
+    row k ((7), (9)-(14) for player 1; (16), (18)-(25) for player 2)."""
+    import highspy
+
+    from tests.conftest import run_cli
+
+    path = tmp_path / f"slides_p{player}.lp"
+    res = run_cli("export", "slides_example", "--player", player, "--format", "lp", "-o", path)
+    assert res.returncode == 0, res.stderr
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    lp = h.getLp()
+    names = list(lp.col_names_)
+    assert lp.sense_ == highspy.ObjSense.kMaximize
+    assert dict(zip(names, lp.col_cost_)) == {n: (1.0 if n == "v_0" else 0.0) for n in names}  # (6) / (15)
+    for n, lo, hi in zip(names, lp.col_lower_, lp.col_upper_):
+        assert (lo, hi) == ((0.0, 1.0) if n.startswith("r_") else (-highspy.kHighsInf, highspy.kHighsInf)), n
+    m = lp.a_matrix_
+    dense = np.zeros((lp.num_row_, lp.num_col_))
+    for j in range(lp.num_col_):
+        for k in range(m.start_[j], m.start_[j + 1]):
+            dense[m.index_[k], j] = m.value_[k]
+    rows = _slide_rows(player)
+    assert lp.num_row_ == len(rows)
+    for i, (coefficients, lower, upper) in enumerate(rows):
+        want = np.zeros(lp.num_col_)
+        for name, value in coefficients.items():
+            want[names.index(name)] = value
+        assert dense[i] == pytest.approx(want, abs=1e-12), (player, i)
+        assert lp.row_lower_[i] == lower
+        assert lp.row_upper_[i] == (highspy.kHighsInf if upper is None else upper)
