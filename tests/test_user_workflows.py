@@ -765,3 +765,19 @@ def test_info_of_a_continuous_game_describes_it_instead_of_refusing(spec):
     res = run_cli("info", spec)
     assert res.returncode == 0, res.stderr
     assert "continuous" in res.stdout and "not built" in res.stdout
+
+
+def test_python_dash_m_equilibria_runs_the_command():
+    res = subprocess.run(
+        [sys.executable, "-m", "equilibria", "solve", "kuhn", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["value"] == pytest.approx(-1 / 18, abs=1e-9)  # Kuhn poker's value
+
+
+def test_backends_as_json():
+    res = run_cli("backends", "--json")
+    assert res.returncode == 0, res.stderr
+    rows = {row["backend"]: row for row in json.loads(res.stdout)}
+    assert rows["highs"]["available"] and "milp" in rows["highs"]["capabilities"]
+    assert rows["clarabel"]["available"] and "milp" not in rows["clarabel"]["capabilities"]

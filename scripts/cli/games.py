@@ -211,6 +211,20 @@ def cmd_backends(args: argparse.Namespace) -> int:
     # every Pyomo solver the project knows, found here or not, with what to install
     names = list(registered()) + [f"pyomo:{n}" for n in PYOMO_CANDIDATES]
     names += [n for n in here if n not in names]
+    if args.json:
+        rows = []
+        for name in names:
+            backend = registered().get(name) or PyomoBackend(name.split(":", 1)[1])
+            rows.append(
+                {
+                    "backend": name,
+                    "available": name in here,
+                    "capabilities": [c for c in CAPABILITIES if getattr(backend.capabilities, c)],
+                    "install": None if name in here else backend.install_hint(),
+                }
+            )
+        print(json.dumps(rows, indent=2))
+        return 0
     width = max(map(len, names))
     print(f"{'backend':{width}}  available  " + " ".join(CAPABILITIES))
     for name in names:
@@ -257,4 +271,5 @@ def add_backends(sub: Any) -> None:
     """The ``backends`` command's arguments."""
     p = sub.add_parser("backends", help="list the solver backends: availability and capabilities")
     p.add_argument("--names", action="store_true", help="only the names of the available backends")
+    p.add_argument("--json", action="store_true", help="every backend, its availability and capabilities as JSON")
     p.set_defaults(func=cmd_backends)
