@@ -421,6 +421,8 @@ def solve_first_order(
     seconds have passed (``time_limit``), after ``iterations`` (``iteration_limit``), or
     when the exploitability stops falling (``stalled``, see :data:`STALL_AFTER`),
     and returns the best certified strategies. At least one of the three is required.
+    Ctrl-C (KeyboardInterrupt) once a certificate exists stops the run too, with the best
+    certified strategies and status ``interrupted``; before that it propagates.
     ``LPRun.curve`` lists each certificate: iterations, seconds, exploitability (and for
     mirror-prox the proven bound on the exploitability, half its bound on the duality gap);
     ``on_certificate`` is called with each entry as it is made (to save a long run's curve).
@@ -450,56 +452,67 @@ def solve_first_order(
     next_check = 1
     last_told = start
     with stage(f"iterating {algorithm}"):
-        while True:
-            t1 = time.perf_counter()
-            out_of_time = False
-            while solver.iterations < next_check and (iterations is None or solver.iterations < iterations):
-                solver.iterate(1)
-                if deadline is not None and time.perf_counter() >= deadline:
-                    out_of_time = True
-                    break
-            t2 = time.perf_counter()
-            solving += t2 - t1
-            behaviors = solver.average_behaviors()
-            # the best responses by the solver's own two matrices: one iteration's cost,
-            # where a pass over every payoff entry of the sequence form costs ten or more
-            cert = saddle_point_exploitability(
-                solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant
-            )
-            certifying += time.perf_counter() - t2
-            point = {"iterations": solver.iterations, "seconds": solving, "exploitability": float(cert.exploitability)}
-            if isinstance(solver, MirrorProxSolver):
-                point["proven_bound"] = solver.gap_bound / 2
-            curve.append(point)
-            if on_certificate is not None:
-                on_certificate(point)
-            if best is None or cert.exploitability <= best[1].exploitability:
-                best = (behaviors, cert)
-            now = time.perf_counter()
-            if now - last_told >= 10.0:
-                _log.info(
-                    "%s: %s iterations, exploitability %.3e after %.0f s",
-                    algorithm,
-                    f"{solver.iterations:,}",
-                    cert.exploitability,
-                    now - start,
+        try:
+            while True:
+                t1 = time.perf_counter()
+                out_of_time = False
+                while solver.iterations < next_check and (iterations is None or solver.iterations < iterations):
+                    solver.iterate(1)
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        out_of_time = True
+                        break
+                t2 = time.perf_counter()
+                solving += t2 - t1
+                behaviors = solver.average_behaviors()
+                # the best responses by the solver's own two matrices: one iteration's cost,
+                # where a pass over every payoff entry of the sequence form costs ten or more
+                cert = saddle_point_exploitability(
+                    solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant
                 )
-                last_told = now
-            if target_exploitability is not None and cert.exploitability <= target_exploitability:
-                status = Status.TARGET_REACHED
-                break
-            if out_of_time or (deadline is not None and now >= deadline):
-                status = Status.TIME_LIMIT
-                break
-            if iterations is not None and solver.iterations >= iterations:
-                break
-            if solver.iterations >= STALL_AFTER and _out_of_reach(curve, target_exploitability):
-                # at the rate of the last iterations the target would take more than
-                # STALL_FACTOR times as many: it is below what the method reaches here (or
-                # what floating point resolves), and waiting for it would never end
-                status = Status.STALLED
-                break
-            next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
+                certifying += time.perf_counter() - t2
+                point = {
+                    "iterations": solver.iterations,
+                    "seconds": solving,
+                    "exploitability": float(cert.exploitability),
+                }
+                if isinstance(solver, MirrorProxSolver):
+                    point["proven_bound"] = solver.gap_bound / 2
+                curve.append(point)
+                if on_certificate is not None:
+                    on_certificate(point)
+                if best is None or cert.exploitability <= best[1].exploitability:
+                    best = (behaviors, cert)
+                now = time.perf_counter()
+                if now - last_told >= 10.0:
+                    _log.info(
+                        "%s: %s iterations, exploitability %.3e after %.0f s",
+                        algorithm,
+                        f"{solver.iterations:,}",
+                        cert.exploitability,
+                        now - start,
+                    )
+                    last_told = now
+                if target_exploitability is not None and cert.exploitability <= target_exploitability:
+                    status = Status.TARGET_REACHED
+                    break
+                if out_of_time or (deadline is not None and now >= deadline):
+                    status = Status.TIME_LIMIT
+                    break
+                if iterations is not None and solver.iterations >= iterations:
+                    break
+                if solver.iterations >= STALL_AFTER and _out_of_reach(curve, target_exploitability):
+                    # at the rate of the last iterations the target would take more than
+                    # STALL_FACTOR times as many: it is below what the method reaches here (or
+                    # what floating point resolves), and waiting for it would never end
+                    status = Status.STALLED
+                    break
+                next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
+        except KeyboardInterrupt:
+            if best is None:
+                raise
+            # the strategies certified so far are an answer: the caller shows it, then
+            # ends as an interrupt does
+            status = Status.INTERRUPTED
     times["solve"] = times.get("solve", 0.0) + solving
     times["certify"] = times.get("certify", 0.0) + certifying
     behaviors, cert = best

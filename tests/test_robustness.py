@@ -4,6 +4,7 @@ Bad input or an unwritable target gives one line on stderr, exit status 2, no ou
 no file; Ctrl-C gives exit status 130 within a second.
 """
 
+import json
 import os
 import signal
 import stat
@@ -255,3 +256,26 @@ def test_an_openspiel_game_stops_where_the_process_memory_would():
     res = run_with_address_limit(f"{held} + 300 * 2**20", "info", "openspiel:liars_dice(dice_sides=10)", load="pyspiel")
     refused = one_line_refusal(res)
     assert "OpenSpiel game 'liars_dice(dice_sides=10)' is too large" in refused
+
+
+def test_ctrl_c_on_a_first_order_run_prints_its_best_certified_strategies():
+    """An anytime run holds certified strategies: Ctrl-C shows them (status interrupted),
+    then ends as an interrupt does, exit 130 and one line saying so. The signal is sent
+    once the run has logged a certificate, so the strategies exist whatever the speed."""
+    cmd = [str(Path(sys.executable).parent / "equilibria"), "solve", "leduc:ranks=6", "--algorithm", "cfr+"]
+    proc = subprocess.Popen(
+        [*cmd, "--iterations", "1000000000", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stderr is not None
+    said = []
+    for line in proc.stderr:  # the run logs each certificate it reports: "cfr+: N iterations, exploitability E"
+        said.append(line)
+        if "exploitability" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (said, err)
+    answer = json.loads(out)
+    assert answer["status"] == "interrupted" and answer["algorithm"] == "cfr+"
+    assert 0.0 <= answer["exploitability"] < 1.0  # Leduc's payoffs reach 13 chips: far below any blunder
+    assert err.strip().splitlines()[-1].startswith("equilibria: interrupted; the best strategies certified")

@@ -101,6 +101,12 @@ def _run(argv: list[str] | None) -> int:
         name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
         return 2
+    if SIGNALLED.is_set():
+        # the run caught the interrupt and answered with what it held (a first-order
+        # run's best certified strategies): shown, then the command ends as interrupted
+        _emit(out.getvalue(), code)
+        interrupted("the best strategies certified before it are printed")
+        return exit_status()
     return _emit(out.getvalue(), code)
 
 
