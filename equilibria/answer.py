@@ -10,6 +10,7 @@ payoffs, and the certificate computed by exact best responses
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -189,8 +190,9 @@ class Answer:
         from .models.wording import fixed
 
         lines = []
+        digits = self.value_decimals()
         if self.zero_sum and self.value is not None:
-            lines.append(f"value (player 1) {fixed(self.value, 12)}")
+            lines.append(f"value (player 1) {fixed(self.value, digits)}")
         elif self.payoffs is not None:
             lines.append("payoffs         " + ", ".join(fixed(v, 9) for v in self.payoffs))
         if self.payoff_sum:
@@ -205,7 +207,9 @@ class Answer:
             )
         if self.value_bounds is not None:
             low, high = self.value_bounds
-            lines.append(f"value bounds    [{fixed(low, 12)}, {fixed(high, 12)}]  (certified; gap {high - low:.3e})")
+            lines.append(
+                f"value bounds    [{fixed(low, digits)}, {fixed(high, digits)}]  (certified; gap {high - low:.3e})"
+            )
         for a in getattr(self, "attempts", []):
             expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
             lines.append(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
@@ -221,6 +225,15 @@ class Answer:
                 "needs over 1,000 times the iterations run; the best certified strategies are above"
             )
         return lines
+
+    def value_decimals(self) -> int:
+        """Decimals of the value worth printing: as many as its certified bounds pin down
+        (an interior point's 1e-10 gap gives 10; an exact simplex solution, and an answer
+        without bounds, 12; never fewer than 6)."""
+        bounds = self.value_bounds
+        if bounds is None or bounds[1] - bounds[0] <= 1e-12:
+            return 12
+        return int(min(12, max(6, math.ceil(-math.log10(bounds[1] - bounds[0])))))
 
     def report_lines(self) -> list[str]:
         """The answer as the command line prints it: the game, :meth:`certificate_lines`,

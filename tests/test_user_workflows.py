@@ -781,3 +781,17 @@ def test_backends_as_json():
     rows = {row["backend"]: row for row in json.loads(res.stdout)}
     assert rows["highs"]["available"] and "milp" in rows["highs"]["capabilities"]
     assert rows["clarabel"]["available"] and "milp" not in rows["clarabel"]["capabilities"]
+
+
+@pytest.mark.parametrize(
+    "args, decimals",
+    [
+        (("kuhn", "--backend", "highs"), 12),  # an exact simplex solution
+        (("leduc", "--algorithm", "cfr+", "--target-exploitability", "1e-3"), 6),  # bounds about 1e-3 apart
+    ],
+)
+def test_the_value_prints_the_decimals_its_certificate_vouches_for(args, decimals):
+    res = run_cli("solve", *args)
+    assert res.returncode == 0, res.stderr
+    value = next(line for line in res.stdout.splitlines() if line.startswith("value (player 1)")).split()[-1]
+    assert len(value.split(".")[1]) == decimals
