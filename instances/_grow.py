@@ -35,6 +35,8 @@ class Expansion:
     given decision nodes.
     ``action_labels``: function ``(rows, cols) -> list[str]`` naming moves.
     ``payoffs``: (nodes x players) payoffs, read at terminals.
+    ``chance_labels``: optional function ``(rows, cols) -> str array`` naming chance's
+    moves (the cards dealt), read for the children of chance nodes.
     """
 
     player: np.ndarray
@@ -44,6 +46,7 @@ class Expansion:
     infoset_labels: Callable[[np.ndarray], list[str]]
     action_labels: Callable[[np.ndarray, np.ndarray], list[str]]
     payoffs: np.ndarray
+    chance_labels: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
 
 def grow(
@@ -60,6 +63,8 @@ def grow(
     apart), so that callers can map information sets without reading their labels."""
     parents, players, actions, probs, keys, payoff_blocks = [], [], [], [], [], []
     label_keys, label_texts, label_actions = [], [], []
+    chance_texts: list[np.ndarray] = [np.zeros(1, dtype=str)]
+    named_chance = False
     state = root
     level_parent = np.full(1, -1, dtype=np.int64)
     level_action = np.full(1, -1, dtype=np.int64)
@@ -96,6 +101,12 @@ def grow(
         if rows.shape[0] == 0:
             break
         state, child_prob = ex.children(rows, cols)
+        below_chance = kind[rows] == CHANCE
+        texts = np.zeros(rows.shape[0], dtype=str)
+        if ex.chance_labels is not None and np.any(below_chance):
+            named_chance = True
+            texts = np.where(below_chance, np.asarray(ex.chance_labels(rows, cols), dtype=str), "")
+        chance_texts.append(texts)
         level_parent = offset + rows
         level_action = group_ranks(rows)
         level_prob = np.where(kind[rows] == CHANCE, child_prob, 1.0)
@@ -147,5 +158,6 @@ def grow(
         infoset_labels=infoset_labels,
         action_labels=action_labels,
         infoset_key=uniq[order],
+        chance_labels=np.concatenate(chance_texts) if named_chance else None,
         title=title,
     )

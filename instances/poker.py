@@ -134,7 +134,10 @@ def poker_game(
         def action_labels(rows: np.ndarray, cols: np.ndarray) -> list[str]:
             return [t.label[t.children[tpl[r]][c]] for r, c in zip(rows, cols)]
 
-        return Expansion(kd, moves, children, key, infoset_labels, action_labels, pay)
+        def chance_labels(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+            return card_names_arr[np.minimum(cols, deck - 1)]  # a deal's column is the card dealt
+
+        return Expansion(kd, moves, children, key, infoset_labels, action_labels, pay, chance_labels)
 
     root = {"tpl": np.zeros(1, dtype=np.int64), "cards": np.full((1, n_slots), -1, dtype=np.int64)}
     return grow(root, expand, title=title)

@@ -162,10 +162,15 @@ def test_the_auto_backend_belongs_to_the_lp_routes():
     # from Python, route "auto" is the rule the command line runs without flags
     answer = solve("kuhn", "auto")
     assert answer.route == "shrink" and answer.value == pytest.approx(-1 / 18, abs=1e-12)  # Kuhn (1950)
-    # Kuhn's cards are all ranks apart: GameShrink merges nothing, the compact LP is chosen
-    assert (
-        answer.backend == "highs" and answer.plan[0].startswith("the compact LP") and "100 nonzeros" in answer.plan[1]
-    )
+    # Kuhn's cards are all ranks apart: GameShrink merges nothing, and the compact LP (31
+    # rows, 100 nonzeros) would be larger than the direct one: 1 + 6 information sets of
+    # player 1 and 13 sequences of player 2 (Kuhn poker's counts), 68 nonzeros
+    assert answer.backend == "highs" and answer.plan[0].startswith("lossless GameShrink")
+    assert (answer.rows, answer.nonzeros) == (1 + 6 + 13, 68) and "68 nonzeros" in answer.plan[1]
+    # on G_30 its sums pay: the compact LP is chosen, with the value of the tree's own LP
+    larger = solve("generalized_kuhn:cards=30", "auto")
+    tree = solve("generalized_kuhn:cards=30", "lp")
+    assert larger.plan[0].startswith("the compact LP") and larger.value == pytest.approx(tree.value, abs=1e-9)
 
 
 @pytest.mark.parametrize("target", ["-", "/dev/stdout"])

@@ -795,3 +795,17 @@ def test_the_value_prints_the_decimals_its_certificate_vouches_for(args, decimal
     assert res.returncode == 0, res.stderr
     value = next(line for line in res.stdout.splitlines() if line.startswith("value (player 1)")).split()[-1]
     assert len(value.split(".")[1]) == decimals
+
+
+def test_play_names_the_cards_chance_dealt():
+    """A hand's record named Kuhn poker's deals 'chance 2'; it names the cards."""
+    res = subprocess.run(
+        [sys.executable, "-m", "equilibria", "play", "kuhn", "--seed", "1", "--hands", "1"],
+        input="1\n1\n1\n1\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    record = next(line for line in res.stdout.splitlines() if "hand:" in line)
+    dealt = [step.split()[-1] for step in record.split("hand:")[1].split(";") if step.strip().startswith("chance")]
+    assert len(dealt) == 2 and set(dealt) <= {"J", "Q", "K"} and dealt[0] != dealt[1]
