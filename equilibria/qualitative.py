@@ -232,6 +232,8 @@ def solve_threshold(
     checks.name("indicators", indicators)
     checks.count("cells", cells, maximum=checks.MAX_CELLS)
     checks.number("min_width", min_width, optional=False)
+    if min_width > 1.0:
+        raise checks.OptionError(f"min_width {min_width:g} is wider than the signals' range [0, 1]: no region can be")
     checks.number("time_limit", time_limit, strict=True)
     check_product_options(epsilon, breakpoints, products)
     if select not in ("any", "lowest", "highest"):

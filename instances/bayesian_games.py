@@ -97,6 +97,14 @@ def _deck_game(
     )
 
 
+def _check_deal(game: str, deal: str) -> str:
+    """``deal`` if it is a way these games deal cards; continuous signals are independent
+    whatever it says, but a word that names no deal is refused, not dropped."""
+    if deal not in ("without_replacement", "independent"):
+        raise GameError(f"'{game}': parameter deal must be without_replacement or independent, not '{deal}'")
+    return deal
+
+
 def _check_rake(game: str, rake: float) -> float:
     if not 0.0 <= rake < 1.0:
         raise GameError(f"'{game}': parameter rake must be a fraction of the pot from 0 to below 1, not {rake!r}")
@@ -117,6 +125,7 @@ def one_street(
     equal ranks split the pot)."""
     if pot <= 0:
         raise GameError("one_street needs a positive pot")
+    _check_deal("one_street", deal)
     if suits != 1:
         return _deck_game(
             f"one_street(pot={pot:g}, cards={cards}, suits={suits}{_rake_text(rake)})",
@@ -130,7 +139,8 @@ def one_street(
         )
     s = _signals(cards)
     return BayesianGame(
-        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''}{_rake_text(rake)})",
+        f"one_street(pot={pot:g}{f', cards={cards}' if cards else ''}"
+        f"{f', deal={deal}' if cards and deal != 'without_replacement' else ''}{_rake_text(rake)})",
         one_street_betting(pot, rake=_check_rake("one_street", rake)),
         (s, s),
         winner="lower",
@@ -148,12 +158,15 @@ def kuhn_continuous(
     the house keeps. ``suits``: the ``n`` ranks are dealt from a deck of ``suits`` cards
     each (dependent signals; equal ranks split the pot)."""
     check_players("kuhn_continuous", players)
+    _check_deal("kuhn_continuous", deal)
     if cards and deal == "without_replacement" and cards < players:
         raise GameError(f"'kuhn_continuous': parameter cards must be at least players ({players}), not {cards}")
     s = _signals(cards)
     name = f"G_{cards}" if cards else "G_infinity"
     if players != 2:
         name += f" ({players} players)"
+    if cards and deal != "without_replacement":
+        name += f" ({deal} deal)"
     if rake:
         name += f" ({_rake_text(rake)[2:]})"
     if suits != 1:
@@ -227,6 +240,7 @@ def river_endgame(
     parameter given."""
     if pot <= 0:
         raise GameError("river_endgame needs a positive pot")
+    _check_deal("river_endgame", deal)
     given = {name: cdf for name, cdf in (("cdf1", cdf1), ("cdf2", cdf2)) if cdf is not None}
     if cards:
         if given:

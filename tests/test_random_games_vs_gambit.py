@@ -104,8 +104,9 @@ def hundred_games_with_gambit_values(tmp_path_factory):
 @pytest.mark.parametrize("backend", _lp_backends())
 def test_every_backend_certifies_one_hundred_random_games(backend, hundred_games_with_gambit_values):
     """Each installed LP backend (HiGHS, SCIP, Clarabel in CI; the others where installed
-    and within their license) returns Gambit's value and a strategy pair certified to 1e-6
-    on the same 100 games: a backend whose duals are read wrongly is caught here."""
+    and within their license) returns Gambit's value and a strategy pair certified to 1e-9
+    on the same 100 games (or says it has no answer; it never calls a rejected one
+    optimal): a backend whose duals are read wrongly is caught here."""
     from equilibria.formulations import sequence_form_lp
     from equilibria.models.sequence import SequenceForm
     from equilibria.solvers import get_backend
@@ -117,4 +118,4 @@ def test_every_backend_certifies_one_hundred_random_games(backend, hundred_games
             continue
         ours = equilibria.solve_game(game, backend=backend)
         assert ours.value == pytest.approx(value, abs=1e-6), (backend, seed)
-        assert ours.exploitability <= 1e-6, (backend, seed, ours.exploitability)
+        assert ours.exploitability <= 1e-9, (backend, seed, ours.exploitability)

@@ -241,6 +241,20 @@ def invocations() -> list[tuple[str, ...]]:
             add(*command, "--write", target)
     add("export", "kuhn", "-o", "@SOCKET@")
     add("solve", "kuhn", "--strategy-out", "@SOCKET@")
+    # parameters a game cannot honour together or given twice, a certificate a game has
+    # no use for, compressed targets that cannot be written
+    for cdf in ("0:0/1:1", "0:0/0.5:0.35/1:1"):
+        add("solve", f"river_endgame:pot=3,cards=50,cdf1={cdf}")
+        add("info", f"river_endgame:cards=5,cdf2={cdf}")
+    add("info", "leduc:ranks=3,ranks=4")
+    add("solve", "kuhn:players=2,players=3")
+    add("threshold", "kuhn", "--certificate", "cells")
+    add("threshold", "generalized_kuhn:cards=4", "--certificate", "cells")
+    for t in ("@MISSING@/x.mps.gz", "@DIR@/", "@FIFO@"):
+        add("export", "kuhn", "-o", t if t != "@DIR@/" else "@DIR@")
+        add("shrink", "kuhn", "--write", t.replace("x.mps.gz", "x.lp.gz"))
+    add("export", "kuhn", "-o", "@TMP@/k.pdf.gz")
+    add("nash", "sheriff:rounds=1", "--write", "@TMP@/s.txt.gz")
     seen = set()
     unique = []
     for argv in out:
@@ -256,7 +270,6 @@ MUST_BE_QUICK = [
     ("solve", "generalized_kuhn:cards=100000000", "--quiet"),
     ("info", "generalized_kuhn:cards=100000000", "--quiet"),
     ("solve", "rhode_island", "--quiet"),
-    ("info", "rhode_island", "--quiet"),
     ("solve", "leduc:ranks=99999999999999999999", "--quiet"),
     ("solve", "liars_dice:sides=100", "--quiet"),
     ("solve", "kuhn_rules:cards=100000", "--quiet"),
