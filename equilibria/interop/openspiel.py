@@ -405,7 +405,7 @@ def to_openspiel_policy(os_game: Any, game: ExtensiveGame, behaviors: Sequence[n
     for p in range(game.num_players):
         probs[_player_positions(game, p)] = np.asarray(behaviors[p], dtype=np.float64)[1:]
 
-    class HistoryPolicy(os_policy.Policy):  # type: ignore[misc]  # OpenSpiel is untyped
+    class HistoryPolicy(os_policy.Policy):
         """Action probabilities by the history that reaches a state."""
 
         def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
