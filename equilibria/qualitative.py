@@ -458,7 +458,7 @@ def discover_model(
     if game.num_players > 2:
         return search_many(
             game,
-            functools.partial(_read_answer, cells=cells),
+            functools.partial(_read_answer, cells=cells, certificate=certificate),
             epsilon=MANY_PLAYER_EPSILON if epsilon is None else epsilon,
             time_limit=time_limit,
         )
@@ -473,10 +473,17 @@ def discover_model(
 
 
 def _read_answer(
-    game: BayesianGame, model: ParametricModel, thresholds: tuple[list[float], ...], target: float, *, cells: int
+    game: BayesianGame,
+    model: ParametricModel,
+    thresholds: tuple[list[float], ...],
+    target: float,
+    *,
+    cells: int,
+    certificate: str = "exact",
 ) -> ThresholdSolution:
-    """Thresholds read from a discretisation (no program solved), certified exactly; an
-    equilibrium when the NashConv is at most ``target``."""
+    """Thresholds read from a discretisation (no program solved), certified exactly (or
+    on ``cells`` cells with ``certificate="cells"``); an equilibrium when the NashConv is
+    at most ``target``."""
     answer = _certified(
         game,
         model,
@@ -487,6 +494,7 @@ def _read_answer(
         cells=cells,
         extensive_check=False,
         seconds={},
+        certificate=certificate,
     )
     answer.target_nash_conv = target
     return answer

@@ -292,3 +292,16 @@ def test_river_endgame_standard_model_is_an_equilibrium_with_its_default_cdfs():
     # the paper needed several models: with a smaller pot this one has no conforming equilibrium
     with pytest.raises(ModelInfeasible, match="model 'standard'"):
         solve_threshold("river_endgame:pot=2")
+
+
+def test_thresholds_read_for_many_players_are_certified_on_cells_when_asked():
+    """--model auto on three players reads thresholds from CFR+ and certifies them
+    through _read_answer, which dropped certificate="cells"; the same reader on the
+    two-player standard answer certifies on the cells asked for."""
+    from equilibria.qualitative import _read_answer
+
+    answer = solve_threshold("kuhn_continuous")
+    on_cells = _read_answer(answer.game, answer.model, answer.thresholds, 1e-6, cells=500, certificate="cells")
+    assert on_cells.verification["cells"] == 500 and "500 equal cells" in on_cells.certified_in
+    exact = _read_answer(answer.game, answer.model, answer.thresholds, 1e-6, cells=500)
+    assert exact.verification["cells"] is None
