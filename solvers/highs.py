@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -136,10 +137,25 @@ def _configured(verbose: bool, method: str | None, time_limit: float | None, opt
 PROGRESS_EVERY = 5.0
 
 
+#: An iteration line of IPX's log: iteration, primal and dual objective, then residuals.
+_IPX_LINE = re.compile(r"^\s*\d+\*?\s+(-?\d\.\d+e[-+]\d+)\s+(-?\d\.\d+e[-+]\d+)\s+\d\.\d+e[-+]\d+\s")
+
+
 def _watch(h: highspy.Highs, counts: dict) -> None:
-    """Record the iteration counts HiGHS reports at its interrupt checks, and let
-    ``cancelSolve`` stop it there."""
+    """Record the iteration counts HiGHS reports at its interrupt checks, and the primal
+    and dual objectives of IPX's log lines (their gap says how far the solve is from
+    optimal), and let ``cancelSolve`` stop it there. The log reaches the console only
+    where it did before (``verbose``)."""
     h.HandleUserInterrupt = True
+    flag: Any = h.getOptionValue("output_flag")  # (status, value); the value alone in older releases
+    shown = bool(flag[1] if isinstance(flag, tuple) else flag)
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", shown)
+
+    def read_log(event: Any) -> None:
+        match = _IPX_LINE.match(getattr(event, "message", "") or "")
+        if match:
+            counts["objectives"] = (float(match[1]), float(match[2]))
 
     def record(event: Any) -> None:
         out = event.data_out
@@ -155,6 +171,7 @@ def _watch(h: highspy.Highs, counts: dict) -> None:
     h.cbSimplexInterrupt += record
     h.cbIpmInterrupt += record
     h.cbMipInterrupt += record_mip
+    h.cbLogging += read_log
 
 
 def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
@@ -193,7 +210,15 @@ def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
                         continue
                     its = c.get("ipm") if name in ("ipx", "ipm", "hipo") else c.get("simplex")
                     what = "method of its choice" if name == "choose" else name
-                    parts.append(f"{what}, {now - start:.0f} s" + (f", iteration {its:,}" if its and its > 0 else ""))
+                    gap = ""
+                    if "objectives" in c:
+                        # IPX's primal and dual objectives (of the problem as HiGHS
+                        # minimises it): how far apart they are bounds the distance to optimal
+                        primal, dual = c["objectives"]
+                        gap = f", primal-dual gap {abs(primal - dual):.2e}"
+                    parts.append(
+                        f"{what}, {now - start:.0f} s" + (f", iteration {its:,}" if its and its > 0 else "") + gap
+                    )
                 _log.info("HiGHS: %s", "; ".join(parts))
     except BaseException:
         for h in solvers.values():

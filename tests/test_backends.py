@@ -427,3 +427,22 @@ def test_a_model_beyond_a_free_license_is_one_solver_error(name):
         solve_model(model, name)
     text = str(info.value)
     assert "\n" not in text and "license" in text
+
+
+def test_highs_progress_reads_the_primal_dual_gap_from_ipx_log():
+    """A long IPX solve's progress line gives the primal-dual gap, read from HiGHS's own
+    log lines (the console stays quiet); at the end of a solve the two objectives agree."""
+    import highspy
+
+    from equilibria.solvers.highs import _new_highs, _watch, to_highs_lp
+
+    h = _new_highs(False)
+    h.setOptionValue("solver", "ipx")
+    counts: dict = {}
+    _watch(h, counts)
+    h.passModel(to_highs_lp(sequence_form_lp(SequenceForm(equilibria.load("leduc")), 0), names=False))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    primal, dual = counts["objectives"]
+    assert abs(primal - dual) <= 1e-6 * max(1.0, abs(primal))
+    assert abs(abs(primal) - 0.085606424078) <= 1e-6  # Leduc's value, in HiGHS's sign
