@@ -24,6 +24,12 @@ The rule, measured in ``benchmarks/default_rule.py`` (``benchmarks/default_rule.
   method, a time limit or a target exploitability is given; should Clarabel stop short of
   optimal, HiGHS solves the LP again.
 
+* **Route.** A game that is not two-player zero-sum (general-sum, or three players and
+  more: OpenSpiel's tiny_bridge_2p or sheriff, ``kuhn:players=3``) goes to MIP Nash with
+  the ``nash`` route's own defaults, as ``equilibria nash`` answers it; the options of the
+  LP alone (a first-order algorithm, a target exploitability, both LPs, dominated
+  actions) are refused for it.
+
 Anything the user names is kept: ``backend``, ``method``, the ``lp`` or ``shrink`` route.
 ``equilibria.solve(game, "auto")`` runs the rule; the answer's ``plan`` says what was
 chosen and why.
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .models.checks import OptionError
 from .solvers import AUTO
 
 #: Options only the direct LP takes: naming one chooses it.
@@ -50,6 +57,9 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
     options = {k: v for k, v in options.items() if v or k not in DIRECT_ONLY}
     options.setdefault("backend", AUTO)
     description = describe(game)
+    kind = _not_two_player_zero_sum(description)
+    if kind is not None:
+        return _nash(kind, options)
     direct = [name for name in DIRECT_ONLY if options.get(name)]
     tree = {k: v for k, v in options.items() if k not in SHRINK_ONLY}
     if direct:
@@ -61,6 +71,52 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
     # stays the user's own choice
     description.check_size("extensive")
     return "shrink", options | {"compact": "auto"}, [LOSSLESS]
+
+
+#: Options of the LP routes that MIP Nash has no use for, and the flags that give them.
+LP_ONLY = {
+    "target_exploitability": "--target-exploitability",
+    "iterations": "--iterations",
+    "both_lps": "--both-lps",
+    "eliminate_dominated": "--eliminate-dominated",
+}
+
+
+def _not_two_player_zero_sum(description: Any) -> str | None:
+    """What the game is when it is no two-player zero-sum (or constant-sum) game ("3
+    players", "general-sum"), else None. A game with ordered signals is two-player poker;
+    an OpenSpiel game's type says it before any state is visited; otherwise the tree is
+    built (the route would build it anyway, and the view is kept)."""
+    traits = description.traits()
+    if "players" in traits:
+        players, zero_sum = traits["players"], traits.get("zero_sum")
+    elif description.has("ordered") or not description.has("extensive"):
+        return None  # two-player poker, or no tree: the LP route says what it needs
+    else:
+        from .models.constant_sum import constant_sum
+
+        tree = description.view("extensive")
+        players = tree.num_players
+        zero_sum = players == 2 and constant_sum(tree.terminal_payoffs()) is not None
+    if players != 2:
+        return f"{players} players"
+    return None if zero_sum else "general-sum"
+
+
+def _nash(kind: str, options: dict[str, Any]) -> tuple[str, dict[str, Any], list[str]]:
+    """The ``nash`` route for a game that is ``kind``, with what of ``options`` it takes."""
+    for name, flag in LP_ONLY.items():
+        if options.get(name):
+            raise OptionError(f"{flag} applies to two-player zero-sum games; this one is {kind} (MIP Nash answers it)")
+    if options.get("algorithm", "lp") != "lp":
+        raise OptionError(
+            f"--algorithm {options['algorithm']} applies to two-player zero-sum games; this one is {kind} "
+            "(MIP Nash answers it)"
+        )
+    taken = {k: options[k] for k in ("time_limit", "verbose", "method") if options.get(k) is not None}
+    backend = options.get("backend", AUTO)
+    taken["backend"] = "highs" if backend == AUTO else backend
+    return "nash", taken, [f"MIP Nash: the game is {kind}, not two-player zero-sum; the nash route's defaults"]
 
 
 #: Why lossless GameShrink, and why the compact LP when it merges nothing.

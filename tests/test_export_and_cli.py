@@ -139,14 +139,18 @@ BAD_PROBS = (
         (None, ["solve", "leduc:ranks=20", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["nash", "sheriff", "--backend", "no_such_solver"], "available here: highs, scip"),
         (None, ["info", "leduc:colours=3"], "takes parameters ranks, suits"),
-        (GENERAL_SUM, ["solve"], "or constant-sum) game, but the payoffs at node 2 (path: b) sum to 0.0 and at node 3"),
+        (
+            GENERAL_SUM,
+            ["solve", "--no-shrink"],
+            "or constant-sum) game, but the payoffs at node 2 (path: b) sum to 0.0 and at node 3",
+        ),
     ],
 )
 def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_path):
     if content is not None:
         path = tmp_path / "bad.efg"
         path.write_text(content)
-        args = [args[0], str(path)]
+        args = [args[0], str(path), *args[1:]]
     res = run_cli(*args)
     assert res.returncode != 0
     assert "Traceback" not in res.stderr

@@ -809,3 +809,21 @@ def test_play_names_the_cards_chance_dealt():
     record = next(line for line in res.stdout.splitlines() if "hand:" in line)
     dealt = [step.split()[-1] for step in record.split("hand:")[1].split(";") if step.strip().startswith("chance")]
     assert len(dealt) == 2 and set(dealt) <= {"J", "Q", "K"} and dealt[0] != dealt[1]
+
+
+@pytest.mark.parametrize("spec", ["sheriff:rounds=1", "kuhn:players=3", "openspiel:tiny_hanabi"])
+def test_solve_without_flags_answers_general_sum_and_n_player_games_by_mip_nash(spec):
+    """`equilibria solve` refused every game that is not two-player zero-sum ('use
+    equilibria nash'); without flags it now plans MIP Nash, says so, and answers as
+    `equilibria nash` does (the same NashConv)."""
+    if spec.startswith("openspiel:"):
+        pytest.importorskip("pyspiel")
+    res = run_cli("solve", spec, "--json")
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)
+    assert answer["route"] == "nash" and answer["plan"][0].startswith("MIP Nash: the game is")
+    direct = json.loads(run_cli("nash", spec, "--json").stdout)
+    assert answer["nash_conv"] == pytest.approx(direct["nash_conv"], abs=1e-9)
+    # what only the LP takes is refused for such a game, in one line
+    line = one_line_refusal(run_cli("solve", spec, "--algorithm", "cfr+", "--iterations", "10"))
+    assert "two-player zero-sum" in line
