@@ -93,11 +93,20 @@ def certify(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitability:
     """
     from .errors import GameError
 
+    if not isinstance(sf, SequenceForm):
+        raise GameError(
+            f"certify takes a SequenceForm (SequenceForm(game) of an ExtensiveGame), not {type(sf).__name__}"
+        )
+    if isinstance(behaviors, (str, bytes)) or not hasattr(behaviors, "__len__"):
+        raise GameError(f"certify takes one behaviour strategy per player, not {type(behaviors).__name__}")
     if len(behaviors) != sf.num_players:
         raise GameError(f"a profile for {sf.num_players} players has {len(behaviors)} strategies")
     checked = []
     for p, (ps, b) in enumerate(zip(sf.players, behaviors)):
-        b = np.asarray(b, dtype=np.float64)
+        try:
+            b = np.asarray(b, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GameError(f"player {p + 1}'s strategy is not an array of numbers") from None
         if b.shape != (ps.num_sequences,):
             raise GameError(f"player {p + 1}'s strategy has shape {b.shape}; the game has {ps.num_sequences} sequences")
         if not np.all(np.isfinite(b)) or np.any(b < -1e-9):

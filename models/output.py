@@ -202,7 +202,11 @@ def _replacing(target: Path, suffix: str | None) -> Iterator[Path]:
                 os.umask(umask)
                 mode = 0o666 & ~umask
             os.chmod(tmp, mode)
-            os.replace(tmp, target)
+            if _HELD is not None:
+                _HELD.append((tmp, target))  # complete; in place once the command has succeeded
+                name = ""
+            else:
+                os.replace(tmp, target)
         except OSError as exc:
             raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     except OSError as exc:  # raised by the writer inside the block
@@ -213,6 +217,43 @@ def _replacing(target: Path, suffix: str | None) -> Iterator[Path]:
         raise
     finally:
         _PARTIAL.discard(name)
+
+
+#: Files written completely but not yet put in place, in the order written: (temporary
+#: file, target); None when files go in place as soon as they are written.
+_HELD: list[tuple[Path, Path]] | None = None
+
+
+@contextmanager
+def outputs_held() -> Iterator[None]:
+    """Within the block, a file written through :func:`atomic_output` is complete beside
+    its target but not in place: :func:`commit_outputs` puts the files in place, and
+    leaving the block without it removes them, targets untouched. A command that fails
+    after writing its files (its standard output full or closed) so leaves no file and
+    replaces none."""
+    global _HELD
+    _HELD = []
+    try:
+        yield
+    finally:
+        pending, _HELD = _HELD, None
+        for tmp, _ in pending:
+            tmp.unlink(missing_ok=True)
+            _PARTIAL.discard(str(tmp))
+
+
+def commit_outputs() -> None:
+    """Put the files held by :func:`outputs_held` in place, in the order written."""
+    pending = list(_HELD or [])
+    if _HELD:
+        _HELD.clear()
+    for tmp, target in pending:
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        finally:
+            _PARTIAL.discard(str(tmp))
 
 
 @contextmanager
@@ -264,8 +305,10 @@ __all__ = [
     "STDOUT_NAMES",
     "atomic_output",
     "check_target",
+    "commit_outputs",
     "content_suffix",
     "is_stream",
+    "outputs_held",
     "remove_partial_outputs",
     "write_text",
 ]

@@ -68,13 +68,15 @@ def entry() -> NoReturn:
         interrupted()
         code = exit_status()
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None when started with standard output closed
+            sys.stdout.flush()
     except (BrokenPipeError, OSError):
         pass
     # leave without the interpreter's shutdown: solver threads cancelled on an interrupt may
     # still be unwinding in C++ and must not be torn down under it
     try:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     except OSError:
         pass
     os._exit(code)

@@ -157,7 +157,8 @@ def _read_choice(actions: list[str], ask: Callable[[str], str]) -> int:
             text = ask("> ").strip().lower()
         except EOFError:
             raise InputEnded("the input ended before the last hand") from None
-        if text.isdigit() and 1 <= int(text) <= len(actions):
+        # a choice has a few digits; a longer run of them is no choice (and too long for int())
+        if text.isascii() and text.isdigit() and len(text) <= 6 and 1 <= int(text) <= len(actions):
             return int(text) - 1
         if text in lowered:
             return lowered.index(text)

@@ -827,3 +827,96 @@ def test_solve_without_flags_answers_general_sum_and_n_player_games_by_mip_nash(
     # what only the LP takes is refused for such a game, in one line
     line = one_line_refusal(run_cli("solve", spec, "--algorithm", "cfr+", "--iterations", "10"))
     assert "two-player zero-sum" in line
+
+
+# ---------------------------------------------------------------- a fresh corpus's findings
+def _run_equilibria(args, **kwargs):
+    return subprocess.run(
+        [sys.executable, "-m", "equilibria", *args], capture_output=True, text=True, timeout=120, **kwargs
+    )
+
+
+@pytest.mark.parametrize("args", [("info", "kuhn"), ("export", "kuhn", "-o", "-"), ("info", "nosuchgame")])
+def test_a_closed_standard_output_is_one_line_and_exit_2(args):
+    res = subprocess.run(  # >&- : the command starts without a standard output
+        [sys.executable, "-m", "equilibria", *args, "--quiet"],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: __import__("os").close(1),
+    )
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize(
+    "args, target",
+    [
+        (("export", "kuhn", "-o"), "k.mps"),
+        (("solve", "kuhn", "--strategy-out"), "s.csv"),
+        (("shrink", "kuhn", "--write"), "k.lp"),
+    ],
+)
+def test_a_full_standard_output_leaves_the_files_it_would_write_untouched(args, target, tmp_path):
+    """The answer could not be printed: the run failed, so the file it wrote is not put in
+    place (an existing one stays as it was, a new one is not left)."""
+    old = tmp_path / target
+    old.write_text("ORIGINAL\n")
+    with open("/dev/full", "w") as full:
+        res = subprocess.run(
+            [sys.executable, "-m", "equilibria", *args, str(old), "--quiet"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert res.returncode == 2 and "No space left" in res.stderr
+    assert old.read_text() == "ORIGINAL\n" and sorted(p.name for p in tmp_path.iterdir()) == [target]
+
+
+def test_option_errors_start_like_every_other_error():
+    res = run_cli("nash", "kuhn:players=3", "--epsilon", "0")
+    assert res.returncode == 2 and res.stderr.startswith("equilibria: error: argument --epsilon")
+    assert "(see equilibria nash --help)" in res.stderr
+
+
+def test_play_takes_a_line_of_ten_million_digits_for_no_choice():
+    res = _run_equilibria(["play", "kuhn", "--hands", "1", "--seed", "1", "--quiet"], input="1" * 10**7 + "\n1\n1\n1\n")
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr[-500:]
+
+
+def test_a_sweep_with_an_unknown_backend_is_bad_input_before_any_cell(tmp_path):
+    line = one_line_refusal(
+        run_cli("sweep", "--game", "kuhn", "--option", "backend=nope", "--workers", "0", "-o", tmp_path / "o")
+    )
+    assert "nope" in line and list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_solves_an_edited_game_file_again(tmp_path):
+    """A rules file edited between two runs of one sweep was taken from the records: its
+    cell's key now covers the file's content."""
+    game = tmp_path / "pennies.py"
+    source = Path(__file__).resolve().parents[1] / "instances" / "rules" / "kuhn_rules.py"
+    game.write_text(source.read_text())
+    args = ["sweep", "--game", str(game), "--workers", "0", "-o", str(tmp_path / "s"), "--quiet"]
+    assert run_cli(*args).returncode == 0
+    game.write_text(source.read_text() + "\n# edited\n")
+    again = run_cli(*args)
+    assert again.returncode == 0 and "1 solved" in again.stdout and "0 already recorded" in again.stdout
+
+
+def test_certify_with_wrong_arguments_raises_the_library_error():
+    import equilibria
+    from equilibria.models.sequence import SequenceForm
+
+    sf = SequenceForm(equilibria.load("kuhn"))
+    for args in (("kuhn", [np.zeros(13)] * 2), (equilibria.load("kuhn"), [np.zeros(13)] * 2), (sf, None), (sf, "ab")):
+        with pytest.raises(equilibria.EquilibriaError):
+            equilibria.certify(*args)
+
+
+@pytest.mark.parametrize("command", [("shrink", "kuhn"), ("nash", "sheriff:rounds=1")])
+def test_a_program_written_under_another_format_s_name_is_refused(command, tmp_path):
+    line = one_line_refusal(run_cli(*command, "--write", tmp_path / "x.efg.gz"))
+    assert ".mps or .lp" in line and list(tmp_path.iterdir()) == []

@@ -3,6 +3,7 @@ checked and typed before any cell runs; one :class:`Cell` per point."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -84,13 +85,36 @@ class Cell:
     @property
     def key(self) -> str:
         """A stable 16-hex-digit key: the hash of route, game, parameters and options (in
-        sorted order, typed), the same in every run and on every machine."""
-        text = json.dumps(
-            {"route": self.route, "game": self.game, "params": dict(self.params), "options": dict(self.options)},
-            sort_keys=True,
-            default=str,
-        )
+        sorted order, typed), the same in every run and on every machine; for a game in a
+        file (.efg, .nfg, rules), of its content too, so that an edited file is solved
+        again rather than taken from the records."""
+        record = {"route": self.route, "game": self.game, "params": dict(self.params), "options": dict(self.options)}
+        content = _file_digest(self.game)
+        if content is not None:
+            record["content"] = content
+        text = json.dumps(record, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _file_digest(game: str) -> str | None:
+    """The SHA-256 of the file a game names, or None when it names none."""
+    try:
+        info = os.stat(game)
+    except (OSError, ValueError):
+        return None
+    if not os.path.isfile(game):
+        return None
+    return _digest_of(game, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _digest_of(path: str, mtime_ns: int, size: int) -> str | None:
+    """A file's digest, read once per version (its time and size in the cache key)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _text(value: Any) -> str:
@@ -161,7 +185,14 @@ def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
     try:
         if isinstance(value, str):
             value = option_from_text(route, name, parameter, value)
-        return check_option(route, name, parameter, value)
+        value = check_option(route, name, parameter, value)
+        if name == "backend" and value is not None:
+            from ..routes import ROUTES, _check_backend
+
+            steps = ROUTES[route].steps()
+            # an unknown backend, or one that cannot solve the route's program, is bad input
+            _check_backend(value, None if steps is None else steps.needs, ROUTES[route])
+        return value
     except EquilibriaError as exc:
         raise SweepError(str(exc)) from None
 

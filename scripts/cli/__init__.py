@@ -69,63 +69,76 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(argv: list[str] | None) -> int:
     from ...models.errors import EquilibriaError, NoAnswerError
+    from ...models.output import commit_outputs, outputs_held
 
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        print("equilibria: error: standard output is closed: the answer has nowhere to go", file=sys.stderr)
+        return 2
     out = io.StringIO()
     HELD_REPORT.seek(0)
     HELD_REPORT.truncate()
-    try:
-        with progress_shown(getattr(args, "quiet", False), getattr(args, "verbose", False)):
-            # what a command prints is held back until it has succeeded: an error or an
-            # interrupt leaves no partial output
-            if getattr(args, "interactive", False):
-                code = args.func(args)  # a person reads it as it happens
-            else:
-                # and what solver libraries write to the process's standard output (HiGHS's
-                # log with --verbose) goes to standard error: standard output is the answer
-                with contextlib.redirect_stdout(out), c_stdout_to_stderr():
-                    code = args.func(args)
-    except NoAnswerError as exc:
-        print(f"equilibria: no answer: {one_line(str(exc))}", file=sys.stderr)
-        return 1
-    except EquilibriaError as exc:
-        print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
-        return 2
-    except MemoryError:
-        print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)
-        return 2
-    except RecursionError:
-        print("equilibria: error: the input nests too deeply to be read", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    if SIGNALLED.is_set():
-        # the run caught the interrupt and answered with what it held (a first-order
-        # run's best certified strategies): shown, then the command ends as interrupted
-        _emit(out.getvalue(), code)
-        interrupted("the best strategies certified before it are printed")
-        return exit_status()
-    return _emit(out.getvalue(), code)
+    # the files a command writes go in place once its output is out: a command that fails
+    # after writing them (standard output full) leaves none; a sweep keeps its records
+    with outputs_held() if args.command != "sweep" else contextlib.nullcontext():
+        try:
+            with progress_shown(getattr(args, "quiet", False), getattr(args, "verbose", False)):
+                # what a command prints is held back until it has succeeded: an error or an
+                # interrupt leaves no partial output
+                if getattr(args, "interactive", False):
+                    code = args.func(args)  # a person reads it as it happens
+                else:
+                    # and what solver libraries write to the process's standard output (HiGHS's
+                    # log with --verbose) goes to standard error: standard output is the answer
+                    with contextlib.redirect_stdout(out), c_stdout_to_stderr():
+                        code = args.func(args)
+        except NoAnswerError as exc:
+            print(f"equilibria: no answer: {one_line(str(exc))}", file=sys.stderr)
+            return 1
+        except EquilibriaError as exc:
+            print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)
+            return 2
+        except RecursionError:
+            print("equilibria: error: the input nests too deeply to be read", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+            print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        failure = _emit(out.getvalue())
+        if failure is None:
+            try:
+                commit_outputs()
+            except EquilibriaError as exc:
+                failure = f"equilibria: error: {one_line(str(exc))}"
+        if SIGNALLED.is_set():
+            # the run caught the interrupt and answered with what it held (a first-order
+            # run's best certified strategies): shown, then the command ends as interrupted
+            interrupted("the best strategies certified before it are printed")
+            return exit_status()
+        if failure is not None:
+            print(failure, file=sys.stderr)
+            return 2
+        sys.stderr.write(HELD_REPORT.getvalue())
+        return code
 
 
-def _emit(text: str, code: int) -> int:
-    """Write a finished command's output to standard output: a full disk or a closed pipe
-    there is one line and exit 2, not a traceback."""
+def _emit(text: str) -> str | None:
+    """Write a finished command's output to standard output; the error line when that
+    failed (a full disk), None otherwise (a reader that left, ``| head``, is no error)."""
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        # the reader left (``| head``): what it did not read is not an error of ours
+        # the reader left: what it did not read is not an error of ours
         _silence_stdout()
-        return code
     except OSError as exc:
         _silence_stdout()
-        print(f"equilibria: error: standard output: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    sys.stderr.write(HELD_REPORT.getvalue())
-    return code
+        return f"equilibria: error: standard output: {exc.strerror or exc}"
+    return None
 
 
 def _silence_stdout() -> None:

@@ -127,11 +127,22 @@ RULE_HELP = (
 )
 
 
+def check_program_target(path: str) -> None:
+    """A ``--write`` target for a program, refused before the work: one that cannot be
+    written, or whose name says neither MPS nor LP (``.mps``, ``.lp``, either ``.gz``)."""
+    from ...models.output import check_target, content_suffix
+
+    if content_suffix(path) not in (".mps", ".lp"):
+        raise usage_error(f"--write {path}: name the program .mps or .lp (.mps.gz, .lp.gz compressed)")
+    check_target(path)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        # every error line starts "equilibria: error:", the command named in the help hint
+        print(f"equilibria: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
 
 

@@ -9,6 +9,7 @@ from .common import (
     METHOD_HELP,
     add_product_options,
     add_rounds_option,
+    check_program_target,
     fixed,
     number_type,
     print_rounds,
@@ -21,9 +22,7 @@ def cmd_nash(args: argparse.Namespace) -> int:
     from ...routes import solve
 
     if args.write:
-        from ...models.output import check_target
-
-        check_target(args.write)  # before the work
+        check_program_target(args.write)  # before the work
     sol = solve(
         args.game,
         "nash",

@@ -11,6 +11,7 @@ from .common import (
     FIRST_ORDER,
     GAME_HELP,
     RULE_HELP,
+    check_program_target,
     check_strategy_target,
     number_type,
     print_answer,
@@ -65,9 +66,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     from ...solvers import write_problem
 
     if args.write:
-        from ...models.output import check_target
-
-        check_target(args.write)  # before the work
+        check_program_target(args.write)  # before the work
     report = shrink(
         args.game, args.threshold, progress=args.verbose, rule=args.rule, build_lp=not args.eliminate_dominated
     )

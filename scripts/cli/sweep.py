@@ -69,7 +69,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if failed:
         # the tables hold every cell; the exit status says that some have no answer
         print(
-            f"equilibria: {failed} of {plural(len(result.table), 'cell')} ended in error (the table's error "
+            f"equilibria: no answer: {failed} of {plural(len(result.table), 'cell')} ended in error (the table's error "
             "column says why; --retry-errors solves them again)",
             file=sys.stderr,
         )
