@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .deadline import DeadlineExpired
 from .formulations.linear_program import LinearProgram
 from .formulations.mip_nash import mip_nash, nash_model, read_profile
 from .formulations.products import model_size
@@ -142,82 +143,93 @@ def solve_rounds(
     best: NashRounds | None = None
     stopped = "rounds"
     for index in range(1, max_rounds + 1):
-        left = remaining()
-        if left is not None and left <= 0:
-            stopped = "time"
-            break
-        if half_width is not None and half_width >= 0.5:
-            half_width = None
-        box = (
-            None
-            if half_width is None
-            else [(np.maximum(0.0, c - half_width), np.minimum(1.0, c + half_width)) for c in center]
-        )
-        k = zoom_k if box is not None else search_k
-        t1 = time.perf_counter()
-        what = "searching every support" if box is None else f"refining within {half_width:.2g} of the incumbent"
-        with stage(f"round {index}: {what}"):
-            lp = mip_nash(sf, 1, "any", breakpoints=k, forbidden=forbidden, linearize=linearize, measured=True, box=box)
-            model = nash_model(lp, representation=representation)
+        try:
             left = remaining()
-            sol = get_backend(backend).solve_model(
-                model, method=method, time_limit=None if left is None else max(left, 0.01), verbose=verbose
-            )
-        record = Round(
-            round=index,
-            phase="search" if box is None else "zoom",
-            breakpoints=k,
-            box=half_width,
-            status=str(sol.status),
-            seconds=time.perf_counter() - t1,
-            promised=float(lp.meta["promised"]),
-            binaries=model_size(model)["binaries"],
-        )
-        history.append(record)
-        if sol.status == "infeasible":
-            if box is None:
-                raise SolveFailed(
-                    "MIP Nash: the program over every support is infeasible, which no game allows "
-                    f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
-                )
-            assert half_width is not None  # a box was given
-            no_equilibrium = half_width  # look wider, below any box known to answer
-            half_width = 4.0 * half_width if math.isinf(too_coarse) else math.sqrt(half_width * too_coarse)
-            continue
-        if sol.status != "optimal":
-            if sol.status == "time_limit":
+            if left is not None and left <= 0:
                 stopped = "time"
                 break
-            raise SolveFailed(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
-        x = lp.pyomo_values(model)
-        plans, _ = read_profile(lp, x)
-        behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(n)]
-        nash_conv = float(certify(sf, behaviors).nash_conv)
-        record.nash_conv = nash_conv
-        record.posterior = posterior_bound(lp, sf, x)
-        if best is None or nash_conv < best.nash_conv:
-            best = NashRounds(
-                lp=lp, model=model, solution=sol, values=x, plans=plans, nash_conv=nash_conv, bound=record.posterior
+            if half_width is not None and half_width >= 0.5:
+                half_width = None
+            box = (
+                None
+                if half_width is None
+                else [(np.maximum(0.0, c - half_width), np.minimum(1.0, c + half_width)) for c in center]
             )
-        if nash_conv <= target:
+            k = zoom_k if box is not None else search_k
+            t1 = time.perf_counter()
+            what = "searching every support" if box is None else f"refining within {half_width:.2g} of the incumbent"
+            with stage(f"round {index}: {what}"):
+                lp = mip_nash(
+                    sf, 1, "any", breakpoints=k, forbidden=forbidden, linearize=linearize, measured=True, box=box
+                )
+                model = nash_model(lp, representation=representation)
+                left = remaining()
+                sol = get_backend(backend).solve_model(
+                    model, method=method, time_limit=None if left is None else max(left, 0.01), verbose=verbose
+                )
+            record = Round(
+                round=index,
+                phase="search" if box is None else "zoom",
+                breakpoints=k,
+                box=half_width,
+                status=str(sol.status),
+                seconds=time.perf_counter() - t1,
+                promised=float(lp.meta["promised"]),
+                binaries=model_size(model)["binaries"],
+            )
+            history.append(record)
+            if sol.status == "infeasible":
+                if box is None:
+                    raise SolveFailed(
+                        "MIP Nash: the program over every support is infeasible, which no game allows "
+                        f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
+                    )
+                assert half_width is not None  # a box was given
+                no_equilibrium = half_width  # look wider, below any box known to answer
+                half_width = 4.0 * half_width if math.isinf(too_coarse) else math.sqrt(half_width * too_coarse)
+                continue
+            if sol.status != "optimal":
+                if sol.status == "time_limit":
+                    stopped = "time"
+                    break
+                raise SolveFailed(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
+            x = lp.pyomo_values(model)
+            plans, _ = read_profile(lp, x)
+            behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(n)]
+            nash_conv = float(certify(sf, behaviors).nash_conv)
+            record.nash_conv = nash_conv
+            record.posterior = posterior_bound(lp, sf, x)
+            if best is None or nash_conv < best.nash_conv:
+                best = NashRounds(
+                    lp=lp, model=model, solution=sol, values=x, plans=plans, nash_conv=nash_conv, bound=record.posterior
+                )
+            if nash_conv <= target:
+                break
+            if box is None:  # the whole space gave this: search finer next time
+                search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
+            if nash_conv < center_nc:  # a better centre: refine around it
+                center, center_nc = plans, nash_conv
+                half_width = first_box(nash_conv) if half_width is None else min(half_width / 4.0, first_box(nash_conv))
+                no_equilibrium, too_coarse = 0.0, math.inf
+            elif half_width is not None:
+                # the box is too wide for its grid: narrow it (a narrower box costs no binaries),
+                # and once it meets a box without equilibria, refine the grid instead
+                too_coarse = half_width
+                narrower = (
+                    half_width / 4.0
+                    if half_width / 4.0 > 2.0 * no_equilibrium
+                    else math.sqrt(half_width * no_equilibrium)
+                )
+                if narrower > 1.25 * no_equilibrium:
+                    half_width = narrower
+                else:
+                    zoom_k = min(2 * zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
+        except DeadlineExpired:
+            # a round's build or solve ran on past the time limit: end as at the limit,
+            # with the best certified profile held
+            stopped = "time"
             break
-        if box is None:  # the whole space gave this: search finer next time
-            search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
-        if nash_conv < center_nc:  # a better centre: refine around it
-            center, center_nc = plans, nash_conv
-            half_width = first_box(nash_conv) if half_width is None else min(half_width / 4.0, first_box(nash_conv))
-            no_equilibrium, too_coarse = 0.0, math.inf
-        elif half_width is not None:
-            # the box is too wide for its grid: narrow it (a narrower box costs no binaries),
-            # and once it meets a box without equilibria, refine the grid instead
-            too_coarse = half_width
-            narrower = (
-                half_width / 4.0 if half_width / 4.0 > 2.0 * no_equilibrium else math.sqrt(half_width * no_equilibrium)
-            )
-            if narrower > 1.25 * no_equilibrium:
-                half_width = narrower
-            else:
-                zoom_k = min(2 * zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
+
     if best is not None and seed_nc <= target and seed_nc < best.nash_conv and center_nc == seed_nc:
         # a program's answer within epsilon is no reason to give back a better profile
         # already held: the seed is the answer, certified as every round's

@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from .deadline import DeadlineExpired, enforced
 from .models import checks
 from .models.errors import EquilibriaError, NoAnswerError
 from .models.progress import stage
@@ -461,9 +462,12 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     ``route="auto"`` takes the ``lp`` route's options and lets :func:`equilibria.plan.choose`
     choose the route (lossless GameShrink for games with ordered signals) and the backend;
     the answer's ``plan`` says what was chosen and why.
-    """
-    from .instances.registry import describe
 
+    ``time_limit`` bounds the whole call: a step still working a grace after it (a quarter
+    of the limit, at most a second) is stopped (:mod:`equilibria.deadline`), and the run
+    ends with its best certified answer where its route holds one, else with
+    :class:`~equilibria.deadline.DeadlineExpired`.
+    """
     if route == "auto":
         from .plan import choose, finished
 
@@ -478,10 +482,41 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
         options = {**vars(steps.Options()), **options}
     if options.get("backend") is not None and (steps is None or steps.needs is not None):
         _check_backend(options["backend"], None if steps is None else steps.needs, r)
-    timings = Timings()
     time_limit = options.get("time_limit")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    description = describe(game)
+    # the routes stop at their own time limit between steps; a step that runs on past it
+    # (a large model being built) is stopped a grace later
+    grace = None if time_limit is None else min(1.0, 0.25 * time_limit)
+    try:
+        with enforced(deadline, grace or 0.0):
+            return _run_route(r, steps, _description(game), route, options, deadline, time_limit)
+    except DeadlineExpired as exc:
+        if exc.args:
+            raise
+        raise DeadlineExpired(
+            f"the time limit of {time_limit:g} s was reached before the {route} route ended"
+        ) from None
+
+
+def _description(game: Any) -> Any:
+    """The game's description (:func:`equilibria.instances.registry.describe`)."""
+    from .instances.registry import describe
+
+    return describe(game)
+
+
+def _run_route(
+    r: Route,
+    steps: Steps | None,
+    description: Any,
+    route: str,
+    options: dict[str, Any],
+    deadline: float | None,
+    time_limit: float | None,
+) -> Answer:
+    """The skeleton's steps for one route: build the view, then the route's build, solve,
+    certificate and answer, each timed and checked against the deadline."""
+    timings = Timings()
     if steps is not None and steps.two_player_zero_sum:
         description.check_two_player_zero_sum(f"the {route} route")
     with timings.stage("game", f"building {description.spec} ({r.view.replace('|', ' or ')} form)"):

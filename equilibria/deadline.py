@@ -1,0 +1,69 @@
+"""One deadline for a whole run, enforced where the work itself does not check it.
+
+Routes check their time limit between steps (rounds, tolerances, certificates), but a
+single step can run long past it: building a MIP Nash round's Pyomo model for four-player
+Kuhn poker took 18 s under a 2 s limit. :func:`enforced` raises :class:`DeadlineExpired`
+in the running thread once the deadline (plus a grace for the route's own ending) has
+passed, wherever that thread is in Python code; a solver running in another thread is
+cancelled by the waiting thread's handler, as for Ctrl-C. A loop that holds a certified
+answer catches the exception and ends as at its own time limit.
+
+The exception is delivered with ``PyThreadState_SetAsyncExc``, not as a signal: Ctrl-C
+keeps its own meaning, and the thread need not be the main one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .models.errors import NoAnswerError
+
+
+class DeadlineExpired(NoAnswerError):
+    """The time limit passed while a step of the run was still working."""
+
+
+def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
+    """Ask the interpreter to raise ``exception`` in thread ``thread_id`` at its next
+    bytecode (None: withdraw a request not yet delivered)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception is not None else ctypes.c_void_p(0)
+    )
+
+
+@contextmanager
+def enforced(deadline: float | None, grace: float = 0.0) -> Iterator[None]:
+    """Run the block; if it is still running ``grace`` seconds after ``deadline`` (a
+    ``time.perf_counter()`` value), raise :class:`DeadlineExpired` in it. Nothing is done
+    without a deadline."""
+    if deadline is None:
+        yield
+        return
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                _raise_in(target, DeadlineExpired)
+
+    timer = threading.Timer(max(0.0, deadline + grace - time.perf_counter()), fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["done"] = True
+            timer.cancel()
+            if state["fired"]:
+                _raise_in(target, None)  # the block ended first: the request must not outlive it
+
+
+__all__ = ["DeadlineExpired", "enforced"]
