@@ -139,13 +139,15 @@ def content_suffix(path: str | os.PathLike) -> str:
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
+def atomic_output(path: str | os.PathLike, suffix: str | None = None, *, hold: bool = True) -> Iterator[Path]:
     """Yield a temporary path to write to; on success it replaces ``path``.
 
     ``suffix`` is the temporary file's ending (default: the target's, without ``.gz``), for
     writers that pick the format from it. A target named ``*.gz`` receives what was written
     compressed with gzip. On any failure, or an interrupt, the temporary file is removed
     and the target is left as it was; OSErrors become OutputError naming the target.
+    Within :func:`outputs_held` the file goes in place at :func:`commit_outputs`, unless
+    ``hold`` is False (a file the program itself reads next: a model handed to a solver).
     """
     target = check_target(path)
     if is_stream(path):
@@ -153,22 +155,22 @@ def atomic_output(path: str | os.PathLike, suffix: str | None = None) -> Iterato
             yield tmp
         return
     if target.name.lower().endswith(".gz"):
-        with _compressed_output(target, suffix or content_suffix(target)) as tmp:
+        with _compressed_output(target, suffix or content_suffix(target), hold) as tmp:
             yield tmp
         return
-    with _replacing(target, suffix) as tmp:
+    with _replacing(target, suffix, hold) as tmp:
         yield tmp
 
 
 @contextmanager
-def _compressed_output(target: Path, suffix: str) -> Iterator[Path]:
+def _compressed_output(target: Path, suffix: str, hold: bool) -> Iterator[Path]:
     """Yield a temporary path for the plain content; on success it is compressed into
     ``target`` (itself replaced only when complete)."""
     plain = _partial_file(target, f".{target.name}.", suffix, target.parent)
     name = str(plain)
     try:
         yield plain
-        with _replacing(target, ".gz") as tmp:
+        with _replacing(target, ".gz", hold) as tmp:
             try:
                 # the header names the file a reader unpacks to, not the temporary one
                 with open(plain, "rb") as source, open(tmp, "wb") as raw:
@@ -182,7 +184,7 @@ def _compressed_output(target: Path, suffix: str) -> Iterator[Path]:
 
 
 @contextmanager
-def _replacing(target: Path, suffix: str | None) -> Iterator[Path]:
+def _replacing(target: Path, suffix: str | None, hold: bool = True) -> Iterator[Path]:
     """Yield a temporary file beside ``target``; on success it replaces ``target``."""
     tmp = _partial_file(target, f".{target.name}.", suffix, target.parent)
     name = str(tmp)
@@ -202,7 +204,7 @@ def _replacing(target: Path, suffix: str | None) -> Iterator[Path]:
                 os.umask(umask)
                 mode = 0o666 & ~umask
             os.chmod(tmp, mode)
-            if _HELD is not None:
+            if _HELD is not None and hold:
                 _HELD.append((tmp, target))  # complete; in place once the command has succeeded
                 name = ""
             else:

@@ -393,13 +393,17 @@ class HighsBackend(Backend):
 CHILD_WRITE_NONZEROS = 1_000_000
 
 
-def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | None = None) -> None:
+def write_with_highs(
+    problem: Any, path: str | os.PathLike, file_format: str | None = None, *, hold: bool = True
+) -> None:
     """Write ``problem`` to ``path`` as MPS or LP (from ``file_format`` or the suffix;
     ``x.mps.gz`` is MPS, compressed).
 
     HiGHS writes into a temporary file in the target's folder, which is renamed onto the
     target only when complete (:func:`equilibria.models.output.atomic_output`): HiGHS is
-    never handed a path it could fail on, and a failure leaves nothing behind."""
+    never handed a path it could fail on, and a failure leaves nothing behind. ``hold``
+    False puts the file in place at once even within
+    :func:`~equilibria.models.output.outputs_held` (a model a solver reads next)."""
     fmt = (file_format or content_suffix(path).lstrip(".")).lower()
     if fmt not in ("mps", "lp"):
         raise SolverError(f"cannot write format '{fmt}': use mps or lp")
@@ -407,7 +411,7 @@ def write_with_highs(problem: Any, path: str | os.PathLike, file_format: str | N
     h.passModel(to_highs_lp(problem, names=True))
     # HiGHS picks the format from the file's ending; a large model takes a while to write
     # (Rhode Island's shrunk LP: 3.7 GB, over 30 s), which the progress line says
-    with stage(f"writing {path} ({problem.nnz:,} nonzeros)"), atomic_output(path, suffix=f".{fmt}") as tmp:
+    with stage(f"writing {path} ({problem.nnz:,} nonzeros)"), atomic_output(path, f".{fmt}", hold=hold) as tmp:
         if problem.nnz < CHILD_WRITE_NONZEROS:
             status = h.writeModel(str(tmp))
             if status.name == "kError":

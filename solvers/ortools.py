@@ -122,7 +122,7 @@ def solve_ortools(
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path, out = os.path.join(tmp, "problem.mps"), os.path.join(tmp, "solution.npz")
-        write_with_highs(problem, path)
+        write_with_highs(problem, path, hold=False)  # OR-Tools reads it next
         t1 = time.perf_counter()
         args = json.dumps([path, method, time_limit, bool(verbose), parameters, out])
         code = f"import json; from equilibria.solvers.ortools import _worker; _worker(*json.loads({args!r}))"

@@ -132,7 +132,7 @@ def solve_scip(
     fd, path = tempfile.mkstemp(suffix=".mps")
     os.close(fd)
     try:
-        write_with_highs(problem, path)
+        write_with_highs(problem, path, hold=False)  # SCIP reads it next
         t1 = time.perf_counter()
         m = pyscipopt.Model()
         if not verbose:

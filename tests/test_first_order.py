@@ -128,7 +128,7 @@ def test_first_order_certificate_equals_the_best_responses_over_every_payoff_ent
             ["solve", "kuhn", "--algorithm", "cfr+", "--backend", "scip", "--iterations", "3"],
             "--backend applies to the LP",
         ),
-        (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "is for two-player games"),
+        (["solve", "kuhn:players=3", "--algorithm", "cfr+", "--iterations", "3"], "applies to two-player zero-sum"),
     ],
 )
 def test_bad_first_order_options_give_one_line(args, words):
