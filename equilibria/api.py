@@ -209,14 +209,7 @@ def solve_sequence_form(
             )
             behaviors = cert = None
     if behaviors is None:
-        t2 = time.perf_counter()
-        lp2 = sequence_form_lp(sf, 1)
-        times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t2
-        with stage(f"solving player 2's LP with {backend}"):
-            sol2 = solve(lp2, backend, method=method, time_limit=time_limit, verbose=verbose)
-        if sol2.x is None:
-            raise SolveFailed(f"backend {backend} returned no solution for player 2 (status {sol2.status})")
-        _add_seconds(times, sol2)
+        lp2, sol2 = _player_two_lp(sf, backend, times, method=method, time_limit=time_limit, verbose=verbose)
         solutions.append(sol2)
         t1 = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, opponent_lp=lp2, opponent_x=sol2.x)
@@ -233,6 +226,22 @@ def solve_sequence_form(
             "try another backend or method"
         )
     return _run(lp, sol, status, behaviors, cert, solutions, [], plan)
+
+
+def _player_two_lp(
+    sf: SequenceForm, backend: str, times: dict, *, method: str | None, time_limit: float | None, verbose: bool
+) -> tuple[LinearProgram, Solution]:
+    """Player 2's own sequence-form LP, built and solved (its stage times added to
+    ``times``); SolveFailed when the backend returns no solution."""
+    t0 = time.perf_counter()
+    lp2 = sequence_form_lp(sf, 1)
+    times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
+    with stage(f"solving player 2's LP with {backend}"):
+        sol2 = solve(lp2, backend, method=method, time_limit=time_limit, verbose=verbose)
+    if sol2.x is None:
+        raise SolveFailed(f"backend {backend} returned no solution for player 2 (status {sol2.status})")
+    _add_seconds(times, sol2)
+    return lp2, sol2
 
 
 #: Largest exploitability, relative to the largest payoff (at least 1), of strategies
