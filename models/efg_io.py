@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import os
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -204,6 +205,8 @@ def _payoff(word: str) -> float | None:
 
 def read_efg(path: str | Path) -> ExtensiveGame:
     """Read a Gambit ``.efg`` file; see :func:`parse_efg`."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise FileFormatError(f"read_efg takes a path to a .efg file, not {type(path).__name__}")
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -567,6 +570,8 @@ def write_efg(game: ExtensiveGame, path: str | Path | None = None) -> str:
     Labels missing in the game are made up so that every player's information sets and
     every outcome have distinct names, which Gambit requires.
     """
+    if not isinstance(game, ExtensiveGame):
+        raise GameError(f"write_efg writes an ExtensiveGame (equilibria.load(...)), not {type(game).__name__}")
     lines = [f"EFG 2 R {_quote(game.title)} {{ {' '.join(_quote(p) for p in game.player_names)} }}"]
     lines.append(_quote(getattr(game, "comment", "")))
     lines.append("")

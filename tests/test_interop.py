@@ -230,6 +230,9 @@ def test_openspiel_refusals_name_game_and_reason(pyspiel):
         from_openspiel("tic_tac_toe", max_nodes=1000)  # refused from the size estimate
     with pytest.raises(OpenSpielError, match="no_such_game"):
         from_openspiel("no_such_game")
+    # 199,998 dice dealt before the first bid: the estimate stops once past the limit
+    with pytest.raises(OpenSpielError, match=r"liars_dice.*too large.*or more are estimated"):
+        from_openspiel("liars_dice(numdice=99999)")
     assert issubclass(OpenSpielError, EquilibriaError)
 
 

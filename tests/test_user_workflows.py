@@ -920,3 +920,13 @@ def test_certify_with_wrong_arguments_raises_the_library_error():
 def test_a_program_written_under_another_format_s_name_is_refused(command, tmp_path):
     line = one_line_refusal(run_cli(*command, "--write", tmp_path / "x.efg.gz"))
     assert ".mps or .lp" in line and list(tmp_path.iterdir()) == []
+
+
+def test_reading_and_writing_efg_with_wrong_arguments_raises_the_library_error(tmp_path):
+    import equilibria
+
+    with pytest.raises(equilibria.EquilibriaError):
+        equilibria.read_efg(42)
+    with pytest.raises(equilibria.EquilibriaError):
+        equilibria.write_efg("kuhn", tmp_path / "x.efg")
+    assert list(tmp_path.iterdir()) == []

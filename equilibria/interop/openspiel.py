@@ -152,14 +152,17 @@ def _per_node(os_game: Any) -> bool:
     return not os_game.get_type().provides_information_state_string
 
 
-def estimate_tree_size(os_game: Any, probes: int = 64, seed: int = 0) -> float:
+def estimate_tree_size(os_game: Any, probes: int = 64, seed: int = 0, cap: float = float("inf")) -> float:
     """Estimated number of nodes of the game tree (terminals included).
 
     Knuth's estimator (D. E. Knuth, "Estimating the efficiency of backtrack programs",
     1975): along a uniformly random path, the sum over depths of the product of the
     branching factors seen so far is an unbiased estimate of the tree size; the mean over
     ``probes`` paths is returned. It is cheap (``probes`` times the game length) and
-    serves to refuse hopeless trees before expanding them.
+    serves to refuse hopeless trees before expanding them. A path whose estimate passes
+    ``cap`` ends the estimate there (its value is then only known to exceed ``cap``):
+    liars_dice(numdice=99999) deals 199,998 dice before its first bid, and walking that
+    path 64 times took longer than refusing it should.
     """
     rng = np.random.default_rng(seed)
     total = 0.0
@@ -175,6 +178,8 @@ def estimate_tree_size(os_game: Any, probes: int = 64, seed: int = 0) -> float:
                 actions = state.legal_actions()
             width *= len(actions)
             size += width
+            if size > cap:
+                return size
             state.apply_action(actions[int(rng.integers(len(actions)))])
         total += size
     return total / probes
@@ -204,10 +209,10 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
     name = str(os_game)
     os_game, note = _turn_based(os_game, name)
     per_node = _per_node(os_game)
-    estimate = estimate_tree_size(os_game)
+    estimate = estimate_tree_size(os_game, cap=10 * max_nodes)
     if estimate > 10 * max_nodes:  # the estimate is noisy: refuse early only when far off
         raise OpenSpielError(
-            f"OpenSpiel game '{name}' is too large: about {estimate:.3g} nodes are estimated, "
+            f"OpenSpiel game '{name}' is too large: {estimate:.3g} nodes or more are estimated, "
             f"the limit is max_nodes={max_nodes}"
         )
     num_players = os_game.num_players()

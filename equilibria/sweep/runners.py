@@ -360,7 +360,13 @@ def run_sweep(
         table = store.consolidate(order)
     except BaseException as exc:
         bar.close()
-        _after_failure(store, order, exc)
+        try:
+            _after_failure(store, order, exc)
+        except KeyboardInterrupt as again:
+            # a second Ctrl-C while the tables were rebuilt: the records stay all the same
+            count = plural(len(store.recorded()), "cell")
+            again.args = (f"{count} recorded in {store.folder}: run the sweep again to go on",)
+            raise again from None
         raise
     return SweepResult(
         table, len(cells), bar.done, len(cells) - len(todo), bar.errors, store.parquet, store.csv,

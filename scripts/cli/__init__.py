@@ -104,6 +104,10 @@ def _run(argv: list[str] | None) -> int:
         except RecursionError:
             print("equilibria: error: the input nests too deeply to be read", file=sys.stderr)
             return 2
+        except ImportError as exc:
+            # a library loaded on first use could not be mapped: memory (ulimit -v) ran out
+            print(f"equilibria: error: a library could not be loaded ({one_line(str(exc))[:200]})", file=sys.stderr)
+            return 2
         except OSError as exc:
             name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
             print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
