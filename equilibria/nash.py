@@ -41,7 +41,7 @@ from .models.checks import OptionError
 from .models.constant_sum import is_zero_sum
 from .models.dominance import dominated_sequences
 from .models.efg import ExtensiveGame
-from .models.errors import SolveFailed
+from .models.errors import SolveFailed, SolverError
 from .models.kuhn3_family import FamilyMembership
 from .models.normal_form import NormalFormGame
 from .models.progress import stage
@@ -49,7 +49,7 @@ from .models.sequence import SequenceForm
 from .models.strategy import behavior_from_realization
 from .nash_rounds import solve_rounds
 from .rounds import rounds_table
-from .solvers import get_backend, solve, solve_model
+from .solvers import Status, get_backend, solve, solve_model
 
 
 @dataclass(kw_only=True)
@@ -319,6 +319,19 @@ def solve_nash(
                 sol = solve_model(model, backend, method=method, time_limit=time_limit, verbose=verbose)
                 x = lp.pyomo_values(model)
     t3 = time.perf_counter()
+    if sol.status in (Status.INFEASIBLE, Status.INFEASIBLE_OR_UNBOUNDED, Status.UNBOUNDED, Status.ERROR):
+        # a point a backend leaves behind with such a status is no profile of the program;
+        # and every finite game has an equilibrium, so infeasibility is the program's fault
+        largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
+        if largest > 1e9:  # as for the LP: payoffs beyond what a floating-point solver resolves
+            raise SolverError(
+                f"MIP Nash: backend {backend} found the program {sol.status}; payoffs up to {largest:.3g} are "
+                "beyond what floating-point solvers resolve: rescale them"
+            )
+        raise SolveFailed(
+            f"MIP Nash: backend {backend} found the program {sol.status}, which no game's program is "
+            f"(every finite game has an equilibrium): no answer ({sol.message})"
+        )
     if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
         raise SolveFailed(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
     plans = seed_plans if seed_plans is not None else read_profile(lp, x)[0]

@@ -162,7 +162,11 @@ def export_format(output: str, asked: str | None) -> str:
     MPS; a format that contradicts the ending is refused (a reader goes by the ending)."""
     from ...models.output import content_suffix
 
-    named = EXPORT_FORMATS.get(content_suffix(output))
+    ending = content_suffix(output)
+    named = EXPORT_FORMATS.get(ending)
+    if asked is None and named is None and ending:
+        # a reader goes by the ending: an MPS file named .pdf is a file no one can open
+        raise usage_error(f"-o {output}: name it .mps, .lp or .efg (each may end in .gz), or give --format")
     if asked is not None and named is not None and asked != named:
         raise usage_error(
             f"--format {asked} does not match the file name {output} (it says {named}); change one of them"
