@@ -597,3 +597,19 @@ def test_rounds_never_trade_a_seed_within_epsilon_for_a_worse_answer():
     assert "every profile" in what
     assert all(v.lb == 0.0 and v.ub in (0.0, 1.0) for v in weights(whole))
     assert any(v.lb > 0.0 or 0.0 < v.ub < 1.0 for v in weights(answer.problem))
+
+
+def test_a_program_the_backend_finds_infeasible_is_no_answer(tmp_path):
+    """A mutated random game of the fuzz corpus, general-sum through one payoff of
+    2,147,483,647: HiGHS calls MIP Nash's program infeasible and left a point behind,
+    which was read as a profile (exploitability 2.04, exit 0). Now it is refused in one
+    line, the payoffs named as the cause."""
+    from tests.test_fuzz import _files
+
+    name, data = _files()[867]
+    assert name == "0848-random4-replace_number[42]+small_integer"
+    path = tmp_path / "case.efg"
+    path.write_bytes(data)
+    res = run_cli("solve", path)
+    assert res.returncode == 2 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "rescale" in res.stderr
