@@ -171,7 +171,8 @@ def _watch(h: highspy.Highs, counts: dict) -> None:
     h.cbSimplexInterrupt += record
     h.cbIpmInterrupt += record
     h.cbMipInterrupt += record_mip
-    h.cbLogging += read_log
+    if hasattr(h, "cbLogging"):  # the logging callback of newer highspy releases
+        h.cbLogging += read_log
 
 
 def run_interruptibly(solvers: dict[str, highspy.Highs]) -> str:
