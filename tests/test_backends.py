@@ -440,9 +440,13 @@ def test_highs_progress_reads_the_primal_dual_gap_from_ipx_log():
     h.setOptionValue("solver", "ipx")
     counts: dict = {}
     _watch(h, counts)
+    delivered = []
+    h.cbLogging += lambda event: delivered.append(1)
     h.passModel(to_highs_lp(sequence_form_lp(SequenceForm(equilibria.load("leduc")), 0), names=False))
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    if not delivered:  # highspy 1.11 (the oldest admitted) hands no log line to callbacks
+        pytest.skip("this highspy release delivers no log lines to callbacks")
     primal, dual = counts["objectives"]
     assert abs(primal - dual) <= 1e-6 * max(1.0, abs(primal))
     assert abs(abs(primal) - 0.085606424078) <= 1e-6  # Leduc's value, in HiGHS's sign
