@@ -23,8 +23,15 @@ from contextlib import contextmanager
 from .models.errors import NoAnswerError
 
 
-class DeadlineExpired(NoAnswerError):
-    """The time limit passed while a step of the run was still working."""
+class DeadlineExpired(BaseException):
+    """The time limit passed while a step of the run was still working. A BaseException,
+    as KeyboardInterrupt is, so that code catching Exception (a model compiler turning
+    any failure into its own error) does not take it for a failure of its own;
+    :func:`equilibria.routes.solve` turns it into :class:`OutOfTime`."""
+
+
+class OutOfTime(NoAnswerError):
+    """The run ended at its time limit without a certified answer (exit 1)."""
 
 
 def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
@@ -66,4 +73,4 @@ def enforced(deadline: float | None, grace: float = 0.0) -> Iterator[None]:
                 _raise_in(target, None)  # the block ended first: the request must not outlive it
 
 
-__all__ = ["DeadlineExpired", "enforced"]
+__all__ = ["DeadlineExpired", "OutOfTime", "enforced"]

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from .deadline import DeadlineExpired, enforced
+from .deadline import DeadlineExpired, OutOfTime, enforced
 from .models import checks
 from .models.errors import EquilibriaError, NoAnswerError
 from .models.progress import stage
@@ -466,7 +466,7 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     ``time_limit`` bounds the whole call: a step still working a grace after it (a quarter
     of the limit, at most a second) is stopped (:mod:`equilibria.deadline`), and the run
     ends with its best certified answer where its route holds one, else with
-    :class:`~equilibria.deadline.DeadlineExpired`.
+    :class:`~equilibria.deadline.OutOfTime`.
     """
     if route == "auto":
         from .plan import choose, finished
@@ -490,12 +490,8 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     try:
         with enforced(deadline, grace or 0.0):
             return _run_route(r, steps, _description(game), route, options, deadline, time_limit)
-    except DeadlineExpired as exc:
-        if exc.args:
-            raise
-        raise DeadlineExpired(
-            f"the time limit of {time_limit:g} s was reached before the {route} route ended"
-        ) from None
+    except DeadlineExpired:
+        raise OutOfTime(f"the time limit of {time_limit:g} s was reached before the {route} route ended") from None
 
 
 def _description(game: Any) -> Any:
