@@ -1,4 +1,4 @@
-"""The measurements behind ``equilibria solve``'s default plan (``equilibria.plan``): every
+"""The measurements behind ``equilibria solve``'s default plan (``equilibria.core.plan``): every
 formulation of a game's LP (the tree's direct LP; GameShrink's lossless shrunk LP; the
 compact LP without abstraction) solved by HiGHS (its default method) and by Clarabel, in
 one process, warm, repeated (min and median of the solve and of the whole call).
@@ -47,7 +47,7 @@ CELL_LIMIT = 180.0
 
 
 def run(game: str, route: str, options: dict, backend: str, repeat: int) -> dict:
-    from equilibria.routes import solve
+    from equilibria.core.skeleton import solve
 
     solves, totals, answer = [], [], None
     for _ in range(repeat):

@@ -43,9 +43,9 @@ MAX_SECONDS = 600.0  # per run; a solver that needs more is reported with what i
 
 def ours(spec: str, algorithm: str, target: float) -> tuple[int, float, float]:
     """Iterations and iteration seconds to ``target``, and the exploitability reached."""
-    from equilibria.api import solve_first_order
     from equilibria.instances import load
     from equilibria.models.sequence import SequenceForm
+    from equilibria.routes.lp import solve_first_order
 
     sf = SequenceForm(load(spec))
     run = solve_first_order(sf, algorithm, target_exploitability=target, time_limit=MAX_SECONDS)

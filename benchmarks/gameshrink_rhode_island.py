@@ -29,7 +29,7 @@ import json, resource, sys, time
 from equilibria.instances import describe
 from equilibria.models.gameshrink import game_shrink, published_shrink
 from equilibria.models.ordered import SignalSpace
-from equilibria.shrink import shrink
+from equilibria.routes.shrink import shrink
 
 rule, repeat = sys.argv[1], int(sys.argv[2])
 game = describe("rhode_island").view("ordered")

@@ -42,7 +42,7 @@ VARIANTS = {
 
 def run_ours(variant: dict, time_limit: float) -> tuple[float, float | None, str]:
     from equilibria.models.errors import SolverError
-    from equilibria.nash import solve_nash
+    from equilibria.routes.nash.route import solve_nash
 
     t0 = time.perf_counter()
     try:

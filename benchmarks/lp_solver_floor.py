@@ -25,7 +25,7 @@ from equilibria.formulations.compact_lp import compact_sequence_form_lp
 from equilibria.formulations.sequence_form_lp import sequence_form_lp
 from equilibria.instances.registry import describe
 from equilibria.models.sequence import SequenceForm
-from equilibria.shrink import shrink
+from equilibria.routes.shrink import shrink
 from equilibria.solvers.clarabel import solve_clarabel
 from equilibria.solvers.highs import _arrays
 

@@ -52,7 +52,7 @@ def main() -> None:
     import pygambit as gbt
 
     from equilibria.instances.normal_form_games import mipnash_test, random_normal
-    from equilibria.nash import solve_nash
+    from equilibria.routes.nash.route import solve_nash
     from tests.random_games import random_game
 
     ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))

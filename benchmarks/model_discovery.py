@@ -2,7 +2,7 @@
 
 Over ``--count`` river endgames with realistic signal CDFs
 (:func:`equilibria.instances.bayesian_games.river_cdf_pairs`, the instances of
-``benchmarks/river_join.py``), per instance: whether :func:`equilibria.qualitative.discover_model`
+``benchmarks/river_join.py``), per instance: whether :func:`equilibria.routes.threshold.route.discover_model`
 answers with a certified equilibrium, its exploitability (exact best responses), the
 programs it solved, the signals of the discretisation it read, the seconds of the whole
 search, and how the found model relates to each shipped model (equal, refines, coarser,
@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     from equilibria.instances.bayesian_games import river_cdf_pairs, river_endgame
-    from equilibria.qualitative import discover_model
+    from equilibria.routes.threshold.route import discover_model
 
     ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     ap.add_argument("--count", type=int, default=100)
@@ -99,11 +99,11 @@ def main() -> None:
 
 def three_players(out: str) -> None:
     from equilibria import load
+    from equilibria.core.anytime import seed_profile
     from equilibria.models.best_response import certify
     from equilibria.models.sequence import SequenceForm
     from equilibria.models.strategy import behavior_from_realization
-    from equilibria.qualitative import discover_model
-    from equilibria.rounds import seed_profile
+    from equilibria.routes.threshold.route import discover_model
 
     rows = []
     t = time.perf_counter()

@@ -10,7 +10,7 @@ Over ``--count`` river endgames with realistic signal CDFs
   certificate finds a gain) or ``infeasible``;
 * the join of the paper's three models (``--models paper``) on each backend: the model that
   holds, its certified exploitability on the discretisation, whether its thresholds satisfy
-  that model's own program (:func:`equilibria.qualitative.satisfies_model`), the wall
+  that model's own program (:func:`equilibria.routes.threshold.route.satisfies_model`), the wall
   seconds of the whole solve and of the solver alone;
 * the join of every shipped model, and the same models as separate programs in worker
   processes over the same refinement (``first=False``: every model's outcome), and whether
@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 
 def outcome(call) -> tuple[str, object]:
     """(``equilibrium`` | ``exploitable`` | ``infeasible``, the answer or None)."""
-    from equilibria.qualitative import ModelInfeasible
+    from equilibria.routes.threshold.route import ModelInfeasible
 
     try:
         answer = call()
@@ -59,7 +59,7 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     from equilibria.instances.bayesian_games import MODEL_SETS, river_cdf_pairs, river_endgame, standard_models
     from equilibria.models.parametric import common_us_refinement
-    from equilibria.qualitative import satisfies_model, solve_threshold, solve_threshold_separately
+    from equilibria.routes.threshold.route import satisfies_model, solve_threshold, solve_threshold_separately
 
     ap = argparse.ArgumentParser(description=" ".join((__doc__ or "").split("\n\n")[0].split()))
     ap.add_argument("--count", type=int, default=100)

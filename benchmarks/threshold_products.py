@@ -54,7 +54,7 @@ FIELDS = [
 
 
 def run_cell(game: str, products: str, backend: str, k: int | None, runs: int, time_limit: float) -> dict:
-    from equilibria.qualitative import solve_threshold
+    from equilibria.routes.threshold.route import solve_threshold
 
     row: dict = {"game": game, "products": products, "backend": backend, "k": "" if k is None else k}
     seconds = []

@@ -26,8 +26,8 @@ def peak_mb() -> float:
 
 def run_equilibria(spec: str, method: str | None) -> dict:
     import equilibria
-    from equilibria.api import solve_sequence_form
     from equilibria.models.sequence import SequenceForm
+    from equilibria.routes.lp import solve_sequence_form
 
     t0 = time.perf_counter()
     game = equilibria.load(spec)
@@ -59,7 +59,7 @@ def run_equilibria_shrink(spec: str, method: str | None) -> dict:
     """GameShrink's lossless shrunk LP, solved, its strategy lifted to the full game and
     certified there by exact best responses (building the full tree counts as certifying)."""
     from equilibria.instances import load_ordered
-    from equilibria.shrink import solve_shrunk
+    from equilibria.routes.shrink import solve_shrunk
 
     t0 = time.perf_counter()
     game = load_ordered(spec)

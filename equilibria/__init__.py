@@ -19,9 +19,9 @@ __version__ = "0.1.0"
 
 #: public name -> module (relative to this package) that defines it
 _EXPORTS = {
-    "Answer": ".answer",
-    "GameSolution": ".api",
-    "solve_game": ".api",
+    "Answer": ".core.answer",
+    "GameSolution": ".routes.lp",
+    "solve_game": ".routes.lp",
     "describe": ".instances",
     "load": ".instances",
     "EquilibriaError": ".models.errors",
@@ -31,10 +31,10 @@ _EXPORTS = {
     "read_efg": ".models.efg_io",
     "write_efg": ".models.efg_io",
     "SequenceForm": ".models.sequence",
-    "ROUTES": ".routes",
-    "register_route": ".routes",
-    "solve": ".routes",
-    "solve_threshold": ".qualitative",
+    "ROUTES": ".core.skeleton",
+    "register_route": ".core.skeleton",
+    "solve": ".core.skeleton",
+    "solve_threshold": ".routes.threshold.route",
     "solve_pyomo": ".solvers:solve_model",  # one way to solve a Pyomo model, two names
 }
 

@@ -44,7 +44,7 @@ enters the payoffs of (p, s). Then:
   product's error bound over its whole grid (``promised_epsilon``, a priori).
 
 Refining a grid where the answer lies (:func:`refined_grids`) shrinks ``A`` there, so a
-non-equilibrium that the coarse grid admitted is cut off; :mod:`equilibria.qualitative`
+non-equilibrium that the coarse grid admitted is cut off; :mod:`equilibria.routes.threshold.route`
 iterates that until the exact certificate meets epsilon.
 """
 

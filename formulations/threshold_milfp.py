@@ -62,7 +62,7 @@ gets ``epsilon / thresholds``: ``tau`` a quarter of it and the approximation a q
 fits. For continuous signals the same numbers bound the residual of every indifference
 equation (in payoff per unit of the owner's probability); the certificate is measured.
 
-:func:`equilibria.qualitative.solve_threshold` uses this program for two players and for
+:func:`equilibria.routes.threshold.route.solve_threshold` uses this program for two players and for
 continuous signals; finite signals with three or more players go to
 :mod:`equilibria.formulations.threshold_located`, which interpolates only the products of
 the split cards' fractions and bounds the error where the solver lands.

@@ -21,7 +21,7 @@ from research._report import finish, pyplot, write_rows
 
 def run(game: str, thresholds: Iterable[float], out: Path, plot: bool = True) -> list[dict]:
     """Rows of the sweep (see the module docstring)."""
-    from equilibria.shrink import solve_shrunk
+    from equilibria.routes.shrink import solve_shrunk
 
     rows, t_start = [], time.perf_counter()
     for thr in sorted(thresholds, reverse=True):

@@ -63,9 +63,9 @@ def merged(filt: Any, i: int, r: int, a: int, b: int) -> Any:
 def measure(filt: Any, original: Any, osf: Any) -> tuple[float, float]:
     """The abstract LP's value and the exploitability of its lifted strategies in the
     full game."""
-    from equilibria.api import solve_sequence_form
     from equilibria.models.best_response import certify
     from equilibria.models.filtered import filtered_sequence_form, lift_behavior
+    from equilibria.routes.lp import solve_sequence_form
 
     fg = filtered_sequence_form(filt)
     run = solve_sequence_form(fg.sequence_form, "highs")

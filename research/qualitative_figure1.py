@@ -63,7 +63,7 @@ def run(ns: Iterable[int], out: Path, plot: bool = True) -> list[dict]:
     """Compute the rows of Figure 1 (see the module docstring); returns them."""
     from equilibria import load, solve_game
     from equilibria.instances import load_bayesian
-    from equilibria.qualitative import project, solve_threshold
+    from equilibria.routes.threshold.route import project, solve_threshold
 
     g_inf = load_bayesian("kuhn_continuous")
     sol = solve_threshold(g_inf)

@@ -32,9 +32,9 @@ def _peak_mb() -> float:
 def measure(game: str, rule: str, algorithm: str, seconds: float) -> dict:
     """Shrink ``game`` by ``rule``, run ``algorithm`` for ``seconds`` and certify its
     strategies in the shrunk and in the full game."""
-    from equilibria.api import solve_first_order
     from equilibria.models.ordered_best_response import ordered_certificate
-    from equilibria.shrink import shrink
+    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.shrink import shrink
 
     t0 = time.perf_counter()
     report = shrink(game, rule=rule, build_lp=False)

@@ -54,8 +54,8 @@ def plot_curve(rows: list[dict], path: str, title: str) -> None:
 
 
 def _first_order(args: argparse.Namespace, t0: float) -> None:
-    from equilibria.api import solve_first_order
-    from equilibria.shrink import shrink
+    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.shrink import shrink
 
     report = shrink(args.game, rule=args.rule, build_lp=False)
     sf = report.filtered.sequence_form
@@ -120,7 +120,7 @@ def _first_order(args: argparse.Namespace, t0: float) -> None:
 def _lp(args: argparse.Namespace, t0: float) -> None:
     from equilibria.formulations import equilibrium_behaviors
     from equilibria.models.best_response import certify
-    from equilibria.shrink import shrink
+    from equilibria.routes.shrink import shrink
     from equilibria.solvers import solve
 
     report = shrink(args.game, rule=args.rule)

@@ -195,9 +195,9 @@ def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | N
     """The certified answer ``show`` and ``play`` use: the sequence-form LP for two-player
     zero-sum (or constant-sum) games, MIP Nash otherwise (exact products on SCIP for more
     than two players), the latter for :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
+    from ..core.skeleton import solve
     from ..instances import describe
     from ..models.errors import SolverError
-    from ..routes import solve
 
     description = describe(spec)
     game = description.extensive()

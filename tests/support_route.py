@@ -13,8 +13,8 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
+from equilibria.core.skeleton import Outcome, RouteError, RouteOptions, Steps
 from equilibria.formulations.linear_program import Block, LinearProgram
-from equilibria.routes import Outcome, RouteError, RouteOptions, Steps
 from equilibria.solvers import solve
 
 

@@ -344,7 +344,7 @@ def test_default_lp_method_gives_the_same_strategies_under_load():
     import subprocess
     import sys
 
-    from equilibria.api import solve_game
+    from equilibria.routes.lp import solve_game
 
     idle = solve_game("leduc:ranks=5")
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]

@@ -5,8 +5,8 @@ of the full game tree."""
 import pytest
 
 import equilibria
-from equilibria.api import solve_sequence_form
-from equilibria.shrink import shrink, solve_shrunk
+from equilibria.routes.lp import solve_sequence_form
+from equilibria.routes.shrink import shrink, solve_shrunk
 from tests.conftest import run_cli
 
 PUBLISHED = {"kuhn": -1 / 18, "leduc": -0.085606424078}

@@ -1,11 +1,11 @@
-"""One deadline for a whole run: a step that runs past it is stopped (equilibria.deadline)."""
+"""One deadline for a whole run: a step that runs past it is stopped (equilibria.core.deadline)."""
 
 import threading
 import time
 
 import pytest
 
-from equilibria.deadline import DeadlineExpired, OutOfTime, enforced
+from equilibria.core.deadline import DeadlineExpired, OutOfTime, enforced
 from equilibria.models.errors import NoAnswerError
 
 

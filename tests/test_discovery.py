@@ -7,7 +7,7 @@ import json
 import pytest
 
 from equilibria.instances.bayesian_games import river_endgame
-from equilibria.qualitative import ModelInfeasible, discover_model, solve_threshold
+from equilibria.routes.threshold.route import ModelInfeasible, discover_model, solve_threshold
 from tests.conftest import one_line_refusal, run_cli
 
 
@@ -21,8 +21,8 @@ def test_river_endgames_are_answered_by_a_found_model(pot):
     assert found.answer.exploitability <= 1e-6
     # the value of the continuous game against the LP of its discretisation on 400 cells,
     # whose equilibria converge to the continuous game's (error of the order of a cell)
-    from equilibria.api import solve_sequence_form
     from equilibria.models.sequence import SequenceForm
+    from equilibria.routes.lp import solve_sequence_form
 
     finite = game.discretize(400)
     run = solve_sequence_form(SequenceForm(finite.to_extensive()))
@@ -72,8 +72,8 @@ def test_a_generated_endgame_needing_removed_regions_is_answered():
 
 
 def test_removing_a_region_keeps_the_order_of_the_others():
-    from equilibria.discovery import _chain, without_region
     from equilibria.instances.bayesian_games import standard_models
+    from equilibria.routes.threshold.discovery import _chain, without_region
 
     game = river_endgame(pot=3.0)
     model = standard_models(game)["standard"]

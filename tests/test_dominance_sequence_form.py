@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import equilibria
-from equilibria.api import solve_sequence_form
 from equilibria.models.best_response import certify
 from equilibria.models.dominance import eliminate_dominated
 from equilibria.models.efg_io import write_efg
 from equilibria.models.sequence import SequenceForm
-from equilibria.shrink import solve_shrunk
+from equilibria.routes.lp import solve_sequence_form
+from equilibria.routes.shrink import solve_shrunk
 from tests.conftest import run_cli
 
 from .gambit_compat import equilibrium, first_payoff, is_behavior_profile

@@ -159,7 +159,7 @@ def test_bad_input_gives_one_line_and_nonzero_exit(content, args, words, tmp_pat
 
 
 def test_the_auto_backend_belongs_to_the_lp_routes():
-    from equilibria.routes import RouteError, solve
+    from equilibria.core.skeleton import RouteError, solve
 
     with pytest.raises(RouteError, match="applies to the routes lp, shrink, not nash"):
         solve("kuhn", "nash", backend="auto")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import equilibria
-from equilibria.api import treeplexes
 from equilibria.models.best_response import certify, saddle_point_exploitability
 from equilibria.models.sequence import SequenceForm
+from equilibria.routes.lp import treeplexes
+from equilibria.routes.shrink import solve_shrunk
 from equilibria.scripts.cli import FIRST_ORDER
-from equilibria.shrink import solve_shrunk
 from equilibria.solvers.first_order import ALGORITHMS, MirrorProxSolver
 from tests.conftest import run_cli
 
@@ -308,7 +308,7 @@ def test_predictive_cfr_plus_plays_what_liteefg_plays(game, openspiel_name, tmp_
 def test_predictive_cfr_plus_converges_faster_than_cfr_plus_on_kuhn():
     # the prediction pays on Kuhn poker: orders of magnitude after 1,000 iterations
     sf = SequenceForm(equilibria.load("kuhn"))
-    from equilibria.api import solve_first_order
+    from equilibria.routes.lp import solve_first_order
 
     plain = solve_first_order(sf, "cfr+", iterations=1000).certificate.exploitability
     predictive = solve_first_order(sf, "pcfr+", iterations=1000).certificate.exploitability
@@ -319,7 +319,7 @@ def test_products_by_row_blocks_equal_scipys_and_share_its_memory():
     """A large payoff matrix is multiplied by row blocks on several threads: the blocks
     are views of the matrix, and every product equals scipy's on the whole matrix to the
     last digit, so the iterates do not depend on the number of cores."""
-    from equilibria.shrink import shrink
+    from equilibria.routes.shrink import shrink
     from equilibria.solvers.first_order import RowBlocks
 
     sf = shrink("leduc:ranks=13", rule="none", build_lp=False).filtered.sequence_form

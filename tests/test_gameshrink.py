@@ -15,8 +15,8 @@ from equilibria.instances import load_ordered
 from equilibria.instances.hands import three_card
 from equilibria.models.gameshrink import UnionFind, game_shrink, ordered_game_isomorphic
 from equilibria.models.ordered import SignalSpace, colex_index
+from equilibria.routes.shrink import shrink, solve_shrunk
 from equilibria.scripts.cli import main
-from equilibria.shrink import shrink, solve_shrunk
 
 
 def test_leduc_merges_the_suits_and_keeps_the_value():

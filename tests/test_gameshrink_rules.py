@@ -4,7 +4,7 @@ Sandholm 2007, Algorithm 1 per player) merges more and changes it."""
 import pytest
 
 import equilibria
-from equilibria.shrink import shrink
+from equilibria.routes.shrink import shrink
 
 # (deck, published rule's abstract value minus the game's value), measured by an
 # independent investigation of the paper's definitions. The abstract game has several

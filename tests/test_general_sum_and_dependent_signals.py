@@ -12,13 +12,13 @@ import json
 import numpy as np
 import pytest
 
-from equilibria.api import solve_game
 from equilibria.instances import load_bayesian
 from equilibria.instances.bayesian_games import deck_joint
 from equilibria.instances.betting import one_street_betting
 from equilibria.models.bayesian import BayesianGame, FiniteSignalGame, SignalDistribution
 from equilibria.models.errors import GameError, UnknownInstanceError
-from equilibria.qualitative import solve_threshold
+from equilibria.routes.lp import solve_game
+from equilibria.routes.threshold.route import solve_threshold
 from tests.conftest import run_cli
 
 from .gambit_compat import max_regret

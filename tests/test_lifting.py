@@ -26,7 +26,7 @@ from equilibria.models.filtered import filtered_sequence_form, lift_behavior
 from equilibria.models.gameshrink import game_shrink
 from equilibria.models.ordered import SignalSpace
 from equilibria.models.sequence import SequenceForm
-from equilibria.shrink import solve_shrunk
+from equilibria.routes.shrink import solve_shrunk
 
 LEDUC_VALUE = -0.085606424078  # published value of Leduc hold'em for player 1
 KUHN_VALUE = -1.0 / 18.0  # Kuhn poker's value for player 1

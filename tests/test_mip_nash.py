@@ -18,7 +18,7 @@ from equilibria.models.checks import OptionError
 from equilibria.models.errors import GameError
 from equilibria.models.nfg_io import NfgError, parse_nfg, read_nfg, write_nfg
 from equilibria.models.normal_form import NormalFormGame
-from equilibria.nash import solve_nash
+from equilibria.routes.nash.route import solve_nash
 from tests.conftest import run_cli
 
 from .gambit_compat import max_regret, mixed, payoffs
@@ -550,10 +550,10 @@ def test_three_player_kuhn_poker_log_products_on_highs_reach_epsilon_certified_b
 
 
 def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
+    from equilibria.core.anytime import seed_profile
     from equilibria.instances.registry import load
     from equilibria.models.best_response import certify
     from equilibria.models.sequence import SequenceForm
-    from equilibria.rounds import seed_profile
 
     sf = SequenceForm(load("kuhn"))
     plans, nash_conv, iterations = seed_profile(sf, target=1e-4, seconds=30)

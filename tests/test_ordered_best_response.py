@@ -62,7 +62,7 @@ def test_equals_the_tree_best_response_for_every_abstraction(spec: str) -> None:
 
 def test_an_equilibrium_is_certified_in_the_full_game_with_the_published_value() -> None:
     """Kuhn poker's lossless equilibrium: value -1/18 (Kuhn, 1950) and exploitability 0."""
-    from equilibria.shrink import solve_shrunk
+    from equilibria.routes.shrink import solve_shrunk
 
     answer = solve_shrunk("kuhn", lift=False)
     cert = ordered_certificate(answer.report.filtered, answer.behaviors)

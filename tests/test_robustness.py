@@ -193,13 +193,13 @@ def test_payoffs_that_overflow_are_refused_in_one_line():
 )
 def test_an_unwritable_write_target_is_refused_before_the_work(command, monkeypatch):
     """nash once solved for 11 s before refusing --write /missing/x.lp."""
-    from equilibria import routes
+    from equilibria.core import skeleton
 
     def no_work(*args, **kwargs):
         raise AssertionError("the work started before the target was checked")
 
-    monkeypatch.setattr(routes, "solve", no_work)
-    monkeypatch.setattr("equilibria.shrink.shrink", no_work)
+    monkeypatch.setattr(skeleton, "solve", no_work)
+    monkeypatch.setattr("equilibria.routes.shrink.shrink", no_work)
     refused = one_line_refusal(run_cli(*command, "--write", "/missing/x.lp"))
     assert refused == "equilibria: error: cannot write /missing/x.lp: folder /missing does not exist"
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 import equilibria
+from equilibria.core.skeleton import ROUTES, register_route
 from equilibria.models.errors import EquilibriaError
 from equilibria.models.nfg_io import write_nfg
 from equilibria.models.normal_form import NormalFormGame
-from equilibria.routes import ROUTES, register_route
 from equilibria.scripts.cli import main
 
 

@@ -5,11 +5,11 @@ import json
 import pytest
 
 import equilibria
-from equilibria.answer import Answer
+from equilibria.core.answer import Answer
+from equilibria.core.skeleton import ROUTES, RouteError
 from equilibria.instances import catalog, describe
 from equilibria.instances.registry import ViewUnavailable
 from equilibria.models.errors import EquilibriaError, UnknownInstanceError
-from equilibria.routes import ROUTES, RouteError
 from equilibria.scripts.cli import main
 
 from .gambit_compat import equilibrium, first_payoff

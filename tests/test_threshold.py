@@ -15,7 +15,7 @@ from equilibria.models.bayesian import BayesianGame, SignalDistribution
 from equilibria.models.best_response import exploitability
 from equilibria.models.parametric import ModelError, ParametricModel
 from equilibria.models.sequence import SequenceForm
-from equilibria.qualitative import ModelInfeasible, project, solve_threshold
+from equilibria.routes.threshold.route import ModelInfeasible, project, solve_threshold
 from equilibria.scripts.cli import main
 
 
@@ -298,7 +298,7 @@ def test_thresholds_read_for_many_players_are_certified_on_cells_when_asked():
     """--model auto on three players reads thresholds from CFR+ and certifies them
     through _read_answer, which dropped certificate="cells"; the same reader on the
     two-player standard answer certifies on the cells asked for."""
-    from equilibria.qualitative import _read_answer
+    from equilibria.routes.threshold.route import _read_answer
 
     answer = solve_threshold("kuhn_continuous")
     on_cells = _read_answer(answer.game, answer.model, answer.thresholds, 1e-6, cells=500, certificate="cells")

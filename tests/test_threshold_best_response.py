@@ -14,7 +14,7 @@ from equilibria.models.bayesian import plans_from_thresholds
 from equilibria.models.errors import GameError
 from equilibria.models.parametric import project
 from equilibria.models.threshold_best_response import best_response, threshold_exploitability
-from equilibria.qualitative import solve_threshold
+from equilibria.routes.threshold.route import solve_threshold
 from equilibria.scripts.cli import main
 
 

@@ -16,7 +16,7 @@ from equilibria.instances.bayesian_games import (
 )
 from equilibria.models.checks import OptionError
 from equilibria.models.parametric import ModelError, ParametricModel, common_us_refinement
-from equilibria.qualitative import (
+from equilibria.routes.threshold.route import (
     ModelInfeasible,
     satisfies_model,
     solve_threshold,

@@ -16,7 +16,7 @@ from equilibria.formulations.threshold_located import located_program
 from equilibria.formulations.threshold_milfp import ThresholdProgram
 from equilibria.instances.bayesian_games import standard_models
 from equilibria.instances.registry import describe
-from equilibria.qualitative import _certified, solve_threshold
+from equilibria.routes.threshold.route import _certified, solve_threshold
 from equilibria.solvers import solve_model
 from tests.conftest import openspiel_nash_conv, run_cli
 

@@ -5,7 +5,7 @@ import pytest
 
 from equilibria.models.checks import OptionError
 from equilibria.models.parametric import ModelError
-from equilibria.qualitative import ModelInfeasible, solve_threshold, solve_threshold_separately
+from equilibria.routes.threshold.route import ModelInfeasible, solve_threshold, solve_threshold_separately
 
 MODELS = ["standard", "bluff_raise_middle"]
 

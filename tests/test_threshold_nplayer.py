@@ -12,7 +12,7 @@ from equilibria.formulations.threshold_milfp import threshold_milfp
 from equilibria.instances.bayesian_games import standard_models
 from equilibria.instances.registry import describe
 from equilibria.models.checks import OptionError
-from equilibria.qualitative import solve_threshold
+from equilibria.routes.threshold.route import solve_threshold
 from tests.conftest import openspiel_nash_conv, run_cli
 
 pyspiel = pytest.importorskip("pyspiel")

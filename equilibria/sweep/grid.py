@@ -162,7 +162,7 @@ def _values(value: Any, name: str = "") -> list[Any]:
 
 def _route_parameters(route: str) -> dict[str, Any]:
     """The route's options as inspect.Parameter objects, by name."""
-    from ..routes import ROUTES
+    from ..core.skeleton import ROUTES
 
     if route not in ROUTES:
         raise SweepError(f"unknown route '{route}'; routes: {', '.join(ROUTES)}")
@@ -172,8 +172,8 @@ def _route_parameters(route: str) -> dict[str, Any]:
 def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
     """An option value typed as the route takes it (text from the command line or a grid
     becomes a bool, int or float by the option's annotation or default) and checked
-    (:func:`equilibria.routes.check_option`): a bad value is bad input, not a cell that fails."""
-    from ..routes import check_option, option_from_text
+    (:func:`equilibria.core.skeleton.check_option`): a bad value is bad input, not a cell that fails."""
+    from ..core.skeleton import check_option, option_from_text
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = repr(value)  # typed below like text, so that 0 and 0.0 make one cell
@@ -187,7 +187,7 @@ def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
             value = option_from_text(route, name, parameter, value)
         value = check_option(route, name, parameter, value)
         if name == "backend" and value is not None:
-            from ..routes import ROUTES, _check_backend
+            from ..core.skeleton import ROUTES, _check_backend
 
             steps = ROUTES[route].steps()
             # an unknown backend, or one that cannot solve the route's program, is bad input
@@ -336,7 +336,7 @@ class Grid:
             games = self._game_specs()
         except UnknownInstanceError as exc:
             raise SweepError(str(exc)) from None
-        from ..routes import ROUTES
+        from ..core.skeleton import ROUTES
 
         view = ROUTES[self.route].view
         _check_cell_count(len(games) * math.prod(len(v) for v in options.values()), "the grid")

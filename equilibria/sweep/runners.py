@@ -32,7 +32,7 @@ PROGRESS_EVERY = 5.0
 def run_cell(cell: Cell) -> dict[str, Any]:
     """Solve one cell afresh and return its row (a dict of plain values). A failure is a
     row with status ``error`` and the message, never an exception (but an interrupt)."""
-    from ..routes import solve
+    from ..core.skeleton import solve
 
     row: dict[str, Any] = {"key": cell.key, "route": cell.route, "game": cell.game, "spec": cell.spec}
     row.update(_columns(cell))

@@ -133,8 +133,8 @@ def info_without_tree(description: Any, why: str) -> dict[str, Any] | None:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
+    from ...core.skeleton import ROUTES
     from ...instances import catalog
-    from ...routes import ROUTES
 
     rows = catalog()
     if getattr(args, "json", False):

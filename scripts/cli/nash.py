@@ -18,8 +18,8 @@ from .common import (
 
 
 def cmd_nash(args: argparse.Namespace) -> int:
-    from ...nash import NashSolution
-    from ...routes import solve
+    from ...core.skeleton import solve
+    from ...routes.nash.route import NashSolution
 
     if args.write:
         check_program_target(args.write)  # before the work

@@ -12,7 +12,7 @@ from .common import GAME_HELP, check_strategy_target, print_answer, text_type
 def add_route_commands(sub: Any) -> None:
     """``equilibria NAME GAME`` for every registered route without a command of its own
     (``Route.command``), its flags made from the route's options."""
-    from ...routes import ROUTES, load_plugins, option_choices, option_kind
+    from ...core.skeleton import ROUTES, load_plugins, option_choices, option_kind
 
     load_plugins()
     for name, route in ROUTES.items():
@@ -50,8 +50,8 @@ def route_option_type(route: str, option: str, parameter: Any) -> Callable[[str]
     """An argparse type reading a route option's text as the route takes it."""
 
     def parse(text: str) -> Any:
+        from ...core.skeleton import check_option, option_from_text
         from ...models.errors import EquilibriaError
-        from ...routes import check_option, option_from_text
 
         try:
             return check_option(route, option, parameter, option_from_text(route, option, parameter, text))
@@ -64,7 +64,7 @@ def route_option_type(route: str, option: str, parameter: Any) -> Callable[[str]
 
 def cmd_route(args: argparse.Namespace) -> int:
     """A route's command made by :func:`add_route_commands`: solve, then print the answer."""
-    from ...routes import solve
+    from ...core.skeleton import solve
 
     check_strategy_target(args)
     prefix = "option_"
@@ -74,8 +74,8 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 
 def route_names() -> list[str]:
-    """The registered routes (:data:`equilibria.routes.ROUTES`, with plugins)."""
-    from ...routes import ROUTES, load_plugins
+    """The registered routes (:data:`equilibria.core.skeleton.ROUTES`, with plugins)."""
+    from ...core.skeleton import ROUTES, load_plugins
 
     load_plugins()
     return list(ROUTES)

@@ -21,7 +21,7 @@ from .common import (
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from ...routes import solve
+    from ...core.skeleton import solve
 
     options = dict(
         backend=args.backend or "auto",
@@ -54,7 +54,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     elif args.no_shrink:
         answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
-    else:  # the route is chosen (equilibria.plan)
+    else:  # the route is chosen (equilibria.core.plan)
         answer = solve(args.game, "auto", both_lps=args.both_lps, lift=lift, **options)
     print_answer(answer, args)
     return 0
@@ -62,7 +62,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def cmd_shrink(args: argparse.Namespace) -> int:
     from ...models.output import content_suffix
-    from ...shrink import shrink
+    from ...routes.shrink import shrink
     from ...solvers import write_problem
 
     if args.write:
@@ -83,7 +83,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict() | ({"dominance": dominance} if dominance else {}), indent=2))
         return 0
-    from ...api import dominance_lines
+    from ...routes.lp import dominance_lines
 
     lines = report.report_lines() + (dominance_lines(dominance, report.game.name) if dominance else [])
     for line in lines:

@@ -28,9 +28,9 @@ def chain(order: list[tuple[str, str]]) -> list[str]:
 
 
 def cmd_threshold(args: argparse.Namespace) -> int:
+    from ...core.skeleton import solve
     from ...models.errors import NoAnswerError
-    from ...qualitative import ThresholdSolution
-    from ...routes import solve
+    from ...routes.threshold.route import ThresholdSolution
     from ...solvers import write_disjunctive
 
     several = args.join is not None or len(args.model or []) > 1

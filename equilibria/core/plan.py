@@ -39,8 +39,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models.checks import OptionError
-from .solvers import AUTO
+from ..models.checks import OptionError
+from ..solvers import AUTO
 
 #: Options only the direct LP takes: naming one chooses it.
 DIRECT_ONLY = ("both_lps",)
@@ -52,7 +52,7 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
     """The route, its options and the reasons for what was chosen, for ``game`` solved
     with the ``lp`` route's ``options`` (those left out are chosen; ``lift`` is passed to
     GameShrink's route when it is chosen)."""
-    from .instances.registry import describe
+    from ..instances.registry import describe
 
     options = {k: v for k, v in options.items() if v or k not in DIRECT_ONLY}
     options.setdefault("backend", AUTO)
@@ -93,7 +93,7 @@ def _not_two_player_zero_sum(description: Any) -> str | None:
     elif description.has("ordered") or not description.has("extensive"):
         return None  # two-player poker, or no tree: the LP route says what it needs
     else:
-        from .models.constant_sum import constant_sum
+        from ..models.constant_sum import constant_sum
 
         tree = description.view("extensive")
         players = tree.num_players

@@ -36,17 +36,17 @@ from typing import Any
 
 import numpy as np
 
-from .deadline import DeadlineExpired
-from .formulations.linear_program import LinearProgram
-from .formulations.mip_nash import mip_nash, nash_model, read_profile
-from .formulations.products import model_size
-from .models.best_response import certify, plan_maximum
-from .models.errors import SolveFailed
-from .models.progress import stage
-from .models.sequence import SequenceForm
-from .models.strategy import behavior_from_realization
-from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
-from .solvers import get_backend
+from ...core.anytime import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
+from ...core.deadline import DeadlineExpired
+from ...formulations.linear_program import LinearProgram
+from ...formulations.mip_nash import mip_nash, nash_model, read_profile
+from ...formulations.products import model_size
+from ...models.best_response import certify, plan_maximum
+from ...models.errors import SolveFailed
+from ...models.progress import stage
+from ...models.sequence import SequenceForm
+from ...models.strategy import behavior_from_realization
+from ...solvers import get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
@@ -118,7 +118,7 @@ def solve_rounds(
     round (default :data:`ZOOM_BREAKPOINTS`); ``forbidden`` the sequences no equilibrium
     needs; ``rounds`` the most program rounds; ``deadline`` a ``time.perf_counter()``
     instant after which no round starts and every solve stops. Raises
-    :class:`~equilibria.rounds.TimeLimitReached` when the limits come first.
+    :class:`~equilibria.core.anytime.TimeLimitReached` when the limits come first.
     """
     n = sf.num_players
     max_rounds = DEFAULT_ROUNDS if rounds is None else rounds

@@ -2,7 +2,7 @@
 certificate out.
 
 :func:`solve_sequence_form` is the LP core shared by every route that solves a sequence
-form (the full game here, GameShrink's shrunk game in :mod:`equilibria.shrink`): build the
+form (the full game here, GameShrink's shrunk game in :mod:`equilibria.routes.shrink`): build the
 LP, solve it (anytime with a time limit or a target exploitability), read both players'
 strategies and certify them. :func:`solve_game` is the full-game route.
 """
@@ -18,21 +18,21 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from .answer import Answer
-from .formulations import equilibrium_behaviors, sequence_form_lp
-from .formulations.linear_program import LinearProgram
-from .formulations.sequence_form_lp import check_two_player_zero_sum
-from .models import checks
-from .models.best_response import Exploitability, certify, saddle_point_exploitability
-from .models.efg import ExtensiveGame
-from .models.errors import SolveFailed, SolverError
-from .models.progress import stage
-from .models.sequence import SequenceForm
-from .models.strategy import realization_from_behavior
-from .models.treeplex import Treeplex
-from .routes import Outcome, RouteOptions, Steps
-from .solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
-from .solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
+from ..core.answer import Answer
+from ..core.skeleton import Outcome, RouteOptions, Steps
+from ..formulations import equilibrium_behaviors, sequence_form_lp
+from ..formulations.linear_program import LinearProgram
+from ..formulations.sequence_form_lp import check_two_player_zero_sum
+from ..models import checks
+from ..models.best_response import Exploitability, certify, saddle_point_exploitability
+from ..models.efg import ExtensiveGame
+from ..models.errors import SolveFailed, SolverError
+from ..models.progress import stage
+from ..models.sequence import SequenceForm
+from ..models.strategy import realization_from_behavior
+from ..models.treeplex import Treeplex
+from ..solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
+from ..solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
 
 _log = logging.getLogger(__name__)
 
@@ -269,7 +269,7 @@ def _auto_backend(lp: LinearProgram, method: str | None, anytime: bool) -> tuple
 
 
 def _solve_without_dominated(sf: SequenceForm, backend: str, times: dict, **options: Any) -> LPRun:
-    from .models.dominance import eliminate_dominated
+    from ..models.dominance import eliminate_dominated
 
     if options["algorithm"] == "lp" and backend != AUTO:
         get_backend(backend)
@@ -698,7 +698,7 @@ def solve_game(game: Any, backend: str = "highs", **options: Any) -> GameSolutio
     or ``mirror-prox`` solves by a first-order method instead of the LP
     (:func:`solve_first_order`).
     """
-    from .routes import solve
+    from ..core.skeleton import solve
 
     return cast(GameSolution, solve(game, "lp", backend=backend, **options))
 

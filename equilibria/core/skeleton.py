@@ -40,15 +40,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from ..models import checks
+from ..models.errors import EquilibriaError, NoAnswerError
+from ..models.progress import stage
 from .deadline import DeadlineExpired, OutOfTime, enforced
-from .models import checks
-from .models.errors import EquilibriaError, NoAnswerError
-from .models.progress import stage
 
 if TYPE_CHECKING:
+    from ..models.best_response import Exploitability
+    from ..models.sequence import SequenceForm
     from .answer import Answer
-    from .models.best_response import Exploitability
-    from .models.sequence import SequenceForm
 
 
 class RouteError(EquilibriaError):
@@ -96,7 +96,7 @@ class Outcome:
 
 class Steps:
     """A route's own steps. Subclasses set :attr:`Options` and override :meth:`build` and
-    :meth:`solve`; :meth:`answer` builds the :class:`~equilibria.answer.Answer` (override
+    :meth:`solve`; :meth:`answer` builds the :class:`~equilibria.core.answer.Answer` (override
     it for an Answer subclass of the route's own)."""
 
     Options: type[RouteOptions] = RouteOptions
@@ -125,14 +125,14 @@ class Steps:
 
 
 def _answer_fields(name: str, outcome: Outcome) -> dict[str, Any]:
-    """The fields every :class:`~equilibria.answer.Answer` takes, from an outcome."""
+    """The fields every :class:`~equilibria.core.answer.Answer` takes, from an outcome."""
     cert = outcome.certificate
     zero_sum = True
     value = outcome.value
     if cert is not None and len(cert.payoffs) != 2:
         zero_sum = False
     elif outcome.sequence_form is not None:
-        from .models.constant_sum import is_zero_sum
+        from ..models.constant_sum import is_zero_sum
 
         zero_sum = is_zero_sum(outcome.sequence_form.terminal_payoffs)
     if value is None and cert is not None:
@@ -225,7 +225,7 @@ def register_route(
 
 
 def load_plugins() -> None:
-    """Register the routes other installed packages declare in the ``equilibria.routes``
+    """Register the routes other installed packages declare in the ``equilibria.core.skeleton``
     entry-point group (each entry point is a function that calls :func:`register_route`)."""
     from importlib.metadata import entry_points
 
@@ -239,7 +239,7 @@ def load_plugins() -> None:
 register_route(
     "lp",
     "extensive",
-    "equilibria.api:SequenceFormLP",
+    "equilibria.routes.lp:SequenceFormLP",
     "the sequence-form LP of the full game (two players, zero-sum)",
     command="solve",
     auto_backend=True,
@@ -247,7 +247,7 @@ register_route(
 register_route(
     "shrink",
     "ordered",
-    "equilibria.shrink:solve_shrunk",
+    "equilibria.routes.shrink:solve_shrunk",
     "GameShrink, then the shrunk game's LP; strategies lifted to the full game and certified there",
     command="solve --shrink",
     auto_backend=True,
@@ -255,14 +255,14 @@ register_route(
 register_route(
     "nash",
     "normal|extensive",
-    "equilibria.nash:solve_nash",
+    "equilibria.routes.nash.route:solve_nash",
     "MIP Nash: an equilibrium of a two-player general-sum game by mixed-integer programming",
     command="nash",
 )
 register_route(
     "threshold",
     "signal",
-    "equilibria.qualitative:solve_threshold",
+    "equilibria.routes.threshold.route:solve_threshold",
     "a threshold program from a qualitative model (signal games)",
     command="threshold",
 )
@@ -389,7 +389,7 @@ def _checked_options(r: Route, options: dict[str, Any]) -> dict[str, Any]:
 
 def _check_backend(name: Any, needs: str | None, route: Route) -> None:
     """Bad input about the backend is reported before the game is built."""
-    from .solvers import AUTO, get_backend
+    from ..solvers import AUTO, get_backend
 
     if name == AUTO:
         if not route.auto_backend:
@@ -430,8 +430,8 @@ def _past(deadline: float | None, time_limit: float | None, where: str) -> None:
 def certified(view: Any, outcome: Outcome) -> Outcome:
     """``outcome`` with a certificate by exact best responses (its normal-form
     ``profile``, if any, turned into behaviour strategies on the game's sequence form)."""
-    from .models.best_response import certify
-    from .models.sequence import SequenceForm
+    from ..models.best_response import certify
+    from ..models.sequence import SequenceForm
 
     if outcome.profile is not None and outcome.behaviors is None:
         sf = SequenceForm(view.to_extensive())
@@ -459,14 +459,14 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
     value of the wrong kind or range, an unknown backend, or a view the game does not offer
     raises an EquilibriaError naming it, before any work.
 
-    ``route="auto"`` takes the ``lp`` route's options and lets :func:`equilibria.plan.choose`
+    ``route="auto"`` takes the ``lp`` route's options and lets :func:`equilibria.core.plan.choose`
     choose the route (lossless GameShrink for games with ordered signals) and the backend;
     the answer's ``plan`` says what was chosen and why.
 
     ``time_limit`` bounds the whole call: a step still working a grace after it (a quarter
-    of the limit, at most a second) is stopped (:mod:`equilibria.deadline`), and the run
+    of the limit, at most a second) is stopped (:mod:`equilibria.core.deadline`), and the run
     ends with its best certified answer where its route holds one, else with
-    :class:`~equilibria.deadline.OutOfTime`.
+    :class:`~equilibria.core.deadline.OutOfTime`.
     """
     if route == "auto":
         from .plan import choose, finished
@@ -496,7 +496,7 @@ def solve(game: Any, route: str = "lp", **options: Any) -> Answer:
 
 def _description(game: Any) -> Any:
     """The game's description (:func:`equilibria.instances.registry.describe`)."""
-    from .instances.registry import describe
+    from ..instances.registry import describe
 
     return describe(game)
 

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .models.best_response import Exploitability
-from .models.sequence import SequenceForm
-from .models.strategy import realization_from_behavior, strategy_table
-from .solvers.results import SolutionStatus, Status, solution_status
+from ..models.best_response import Exploitability
+from ..models.sequence import SequenceForm
+from ..models.strategy import realization_from_behavior, strategy_table
+from ..solvers.results import SolutionStatus, Status, solution_status
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,8 +173,8 @@ class Answer:
     def to_tabular_policy(self) -> Any:
         """The answer as an OpenSpiel ``TabularPolicy``, for games loaded from OpenSpiel
         (``openspiel:GAME``), whose information states and action ids the game keeps."""
-        from .interop.openspiel import pyspiel_module, to_tabular_policy
-        from .models.errors import EquilibriaError
+        from ..interop.openspiel import pyspiel_module, to_tabular_policy
+        from ..models.errors import EquilibriaError
 
         game = None if self.sequence_form is None else self.sequence_form.game
         source = getattr(game, "openspiel", None)
@@ -187,7 +187,7 @@ class Answer:
     def certificate_lines(self) -> list[str]:
         """What every route prints of its answer: the value (or payoffs), the certificate,
         the certified value bounds, the status."""
-        from .models.wording import fixed
+        from ..models.wording import fixed
 
         lines = []
         digits = self.value_decimals()

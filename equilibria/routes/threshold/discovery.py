@@ -5,7 +5,7 @@ lowest signals up, and the order of all players' thresholds. Ganzfried and Sandh
 ("Computing equilibria by incorporating qualitative models", 2010) note that finding it is
 the hard part. :func:`search` finds one for two-player signal games, :func:`search_many`
 for continuous games of three or more players (reading thresholds from CFR+ on ever finer
-cells, no program solved; see there); :func:`equilibria.qualitative.discover_model` and
+cells, no program solved; see there); :func:`equilibria.routes.threshold.route.discover_model` and
 ``threshold --model auto`` call them. Two players:
 
 1. **Read a discretisation.** The game on ``cells`` equal cells (or its own finite signals)
@@ -41,11 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from .instances.bayesian_games import standard_models
-from .models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
-from .models.errors import GameError
-from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
-from .models.threshold_best_response import best_response
+from ...instances.bayesian_games import standard_models
+from ...models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
+from ...models.errors import GameError
+from ...models.parametric import ModelError, ModelInfeasible, ParametricModel, project
+from ...models.threshold_best_response import best_response
 
 #: Discretisations read in turn, coarse first (a coarse LP is quick and its bands clean).
 DISCRETISATIONS = (100, 200, 400)
@@ -143,8 +143,8 @@ READ_METHOD = "simplex"
 
 
 def _discretised_profile(game: BayesianGame, cells: int) -> tuple[FiniteSignalGame, list[np.ndarray]]:
-    from .api import solve_sequence_form
-    from .models.sequence import SequenceForm
+    from ...models.sequence import SequenceForm
+    from ..lp import solve_sequence_form
 
     finite = game.finite_game() if game.finite else game.discretize(cells)
     efg = finite.to_extensive()
@@ -433,10 +433,10 @@ def search_many(
     with products of the other players' masses, a program over as many regions as the
     reading finds is beyond the MILP solvers. ``Discovery.answer`` is the first answer
     within ``epsilon`` (None when none is), ``Discovery.model`` the best model read."""
-    from .models.progress import stage
-    from .models.sequence import SequenceForm
-    from .models.strategy import behavior_from_realization
-    from .rounds import seed_profile
+    from ...core.anytime import seed_profile
+    from ...models.progress import stage
+    from ...models.sequence import SequenceForm
+    from ...models.strategy import behavior_from_realization
 
     if game.finite:
         raise GameError(
@@ -496,10 +496,10 @@ def search(
 ) -> Discovery:
     """Find a parametric model of a two-player signal game (see the module docstring);
     ``solve(game, model, backend=, cells=)`` solves and certifies the threshold program of a
-    model (:func:`equilibria.qualitative.solve_threshold`). ``discretisations`` are the
+    model (:func:`equilibria.routes.threshold.route.solve_threshold`). ``discretisations`` are the
     numbers of cells read in turn (continuous signals), ``repairs`` the most programs per
     discretisation, ``time_limit`` seconds for the whole search, ``cells`` those of the
-    certificate. Use :func:`equilibria.qualitative.discover_model`."""
+    certificate. Use :func:`equilibria.routes.threshold.route.discover_model`."""
     t0 = time.perf_counter()
     if game.num_players != 2:
         raise GameError(f"search finds models of two-player games; '{game.name}' has {game.num_players} (search_many)")

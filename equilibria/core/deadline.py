@@ -20,14 +20,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .models.errors import NoAnswerError
+from ..models.errors import NoAnswerError
 
 
 class DeadlineExpired(BaseException):
     """The time limit passed while a step of the run was still working. A BaseException,
     as KeyboardInterrupt is, so that code catching Exception (a model compiler turning
     any failure into its own error) does not take it for a failure of its own;
-    :func:`equilibria.routes.solve` turns it into :class:`OutOfTime`."""
+    :func:`equilibria.core.skeleton.solve` turns it into :class:`OutOfTime`."""
 
 
 class OutOfTime(NoAnswerError):

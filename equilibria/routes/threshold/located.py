@@ -1,7 +1,7 @@
 """Rounds of the located threshold program (finite signals, three or more players) until
 the exact certificate meets epsilon: an anytime route.
 
-Round 0 is a seed: CFR+ on the finite game (:func:`~equilibria.rounds.seed_profile`, a
+Round 0 is a seed: CFR+ on the finite game (:func:`~equilibria.core.anytime.seed_profile`, a
 short share of the time) gives a profile, and
 :func:`~equilibria.models.parametric.fit_thresholds` reads where the model's thresholds lie
 in it. CFR+ may converge to another equilibrium than the model describes, so the guess only
@@ -39,22 +39,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
-from .formulations.products import model_size
-from .formulations.threshold_located import (
+from ...core.anytime import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
+from ...formulations.products import model_size
+from ...formulations.threshold_located import (
     FIRST_ROUND_BREAKPOINTS,
     Location,
     located_program,
     read_locations,
 )
-from .formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram
-from .models.bayesian import BayesianGame
-from .models.best_response import certify
-from .models.errors import SolveFailed
-from .models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
-from .models.progress import stage
-from .models.sequence import SequenceForm
-from .rounds import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
-from .solvers import get_backend
+from ...formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram
+from ...models.bayesian import BayesianGame
+from ...models.best_response import certify
+from ...models.errors import SolveFailed
+from ...models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
+from ...models.progress import stage
+from ...models.sequence import SequenceForm
+from ...solvers import get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40

@@ -2,8 +2,8 @@
 error raised when the limits come before epsilon, and the CFR+ seed that tells the first
 round where to look.
 
-Both the located threshold program (:mod:`equilibria.located`) and MIP Nash
-(:mod:`equilibria.nash_rounds`) solve in rounds until the exact certificate meets epsilon;
+Both the located threshold program (:mod:`equilibria.routes.threshold.located`) and MIP Nash
+(:mod:`equilibria.routes.nash.rounds`) solve in rounds until the exact certificate meets epsilon;
 each round's certified NashConv goes into the answer's ``curve``.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .models.best_response import certify
-from .models.errors import SolveFailed
-from .models.sequence import SequenceForm
-from .solvers.first_order import MultiplayerCFR
+from ..models.best_response import certify
+from ..models.errors import SolveFailed
+from ..models.sequence import SequenceForm
+from ..solvers.first_order import MultiplayerCFR
 
 #: The seed's share of the time limit, and its most seconds.
 SEED_SHARE = 0.1

@@ -2,7 +2,7 @@
 incorporating qualitative models", 2010): a signal game and a parametric model in,
 thresholds, strategies and a certificate out.
 
->>> from equilibria.qualitative import solve_threshold
+>>> from equilibria.routes.threshold.route import solve_threshold
 >>> sol = solve_threshold("one_street:pot=1")
 >>> [round(v, 6) for v in sol.thresholds[0]], [round(v, 6) for v in sol.thresholds[1]]
 ([0.222222, 0.888889], [0.444444])
@@ -18,18 +18,18 @@ from typing import Any, cast
 
 import numpy as np
 
-from .answer import Answer
-from .formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
-from .instances.bayesian_games import model_sets, resolve_model, standard_models
-from .models import checks
-from .models.bayesian import BayesianGame
-from .models.best_response import Exploitability, certify
-from .models.errors import SolveFailed, SolverError
-from .models.parametric import ModelError, ModelInfeasible, ParametricModel, project
-from .models.progress import stage
-from .models.sequence import SequenceForm
-from .models.threshold_best_response import threshold_exploitability
-from .solvers import Status, default_indicators, get_backend, solve_model
+from ...core.answer import Answer
+from ...formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
+from ...instances.bayesian_games import model_sets, resolve_model, standard_models
+from ...models import checks
+from ...models.bayesian import BayesianGame
+from ...models.best_response import Exploitability, certify
+from ...models.errors import SolveFailed, SolverError
+from ...models.parametric import ModelError, ModelInfeasible, ParametricModel, project
+from ...models.progress import stage
+from ...models.sequence import SequenceForm
+from ...models.threshold_best_response import threshold_exploitability
+from ...solvers import Status, default_indicators, get_backend, solve_model
 
 #: Cells of the discretisation on which continuous answers are verified.
 DEFAULT_CELLS = 4000
@@ -215,7 +215,7 @@ def solve_threshold(
     is the model that holds and ``join`` says how it was found.
 
     Finite signals with three or more players are solved by the located program in
-    rounds (:mod:`equilibria.located`): ``epsilon`` is the certified NashConv to reach,
+    rounds (:mod:`equilibria.routes.threshold.located`): ``epsilon`` is the certified NashConv to reach,
     ``breakpoints`` the first round's points per square, ``rounds`` the most rounds, and
     the answer's ``curve`` lists every round. ``time_limit`` bounds the whole call (build,
     every round's solve and certificate). ``method`` picks among a backend's MIP solvers
@@ -251,7 +251,7 @@ def solve_threshold(
     if isinstance(spec, BayesianGame):
         game = spec
     else:
-        from .instances.registry import describe
+        from ...instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
     if certificate == "cells" and game.finite:
@@ -283,7 +283,7 @@ def solve_threshold(
             if refinement is None and joinable:
                 # a model that omits plans holds only where the omitted plans are no better,
                 # rows its own program lacks: solve it over the models' common refinement
-                from .models.parametric import common_us_refinement
+                from ...models.parametric import common_us_refinement
 
                 try:
                     refinement = common_us_refinement([resolve_model(game, m) for m in names])
@@ -439,18 +439,18 @@ def discover_model(
     epsilon: float | None = None,
 ) -> Any:
     """A parametric model found from a signal game, with its certified answer: a
-    :class:`equilibria.discovery.Discovery` (``model``, ``answer`` or None, ``attempts``,
+    :class:`equilibria.routes.threshold.discovery.Discovery` (``model``, ``answer`` or None, ``attempts``,
     ``relation`` to the shipped models). Two players: the answer of the model's threshold
-    program (:func:`equilibria.discovery.search`). Three or more, continuous signals: the
+    program (:func:`equilibria.routes.threshold.discovery.search`). Three or more, continuous signals: the
     thresholds read from CFR+ on a discretisation, finer until their exact NashConv is at
-    most ``epsilon`` (default 1e-3; :func:`equilibria.discovery.search_many`). See
-    :mod:`equilibria.discovery`; ``cells`` are those of the certificate's cross-check."""
+    most ``epsilon`` (default 1e-3; :func:`equilibria.routes.threshold.discovery.search_many`). See
+    :mod:`equilibria.routes.threshold.discovery`; ``cells`` are those of the certificate's cross-check."""
     from .discovery import DISCRETISATIONS, MANY_PLAYER_EPSILON, search, search_many
 
     if isinstance(spec, BayesianGame):
         game = spec
     else:
-        from .instances.registry import describe
+        from ...instances.registry import describe
 
         game = describe(spec).view(
             "signal", "a model is found for games with private signals and a public betting tree"
@@ -547,9 +547,9 @@ def _solve_located(
     t0: float,
     method: str | None = None,
 ) -> ThresholdSolution:
-    """The located program's rounds (:mod:`equilibria.located`), certified as any answer."""
+    """The located program's rounds (:mod:`equilibria.routes.threshold.located`), certified as any answer."""
+    from ...core.anytime import rounds_table
     from .located import solve_located
-    from .rounds import rounds_table
 
     if rounds is not None:
         checks.count("rounds", rounds)
@@ -732,8 +732,8 @@ def _solve_joined(
     refinement; ``join["rejected"]`` names the models dropped so."""
     import pyomo.environ as pyo
 
-    from .formulations.threshold_join import threshold_join
-    from .models.parametric import common_us_refinement
+    from ...formulations.threshold_join import threshold_join
+    from ...models.parametric import common_us_refinement
 
     get_backend(backend)
     refinement = refinement if refinement is not None else common_us_refinement(models)

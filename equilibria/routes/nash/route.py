@@ -2,7 +2,7 @@
 programming (Sandholm, Gilpin and Conitzer, "Mixed-integer programming methods for
 finding Nash equilibria", 2005), for normal-form and extensive-form games alike.
 
->>> from equilibria.nash import solve_nash
+>>> from equilibria.routes.nash.route import solve_nash
 >>> answer = solve_nash("mipnash_test:k=3", objective="welfare")
 >>> [round(p, 9) for p in answer.payoffs]
 [3.0, 3.0]
@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .answer import Answer
-from .formulations.linear_program import LinearProgram
-from .formulations.mip_nash import (
+from ...core.answer import Answer
+from ...core.anytime import rounds_table
+from ...formulations.linear_program import LinearProgram
+from ...formulations.mip_nash import (
     DEFAULT_EPSILON,
     DEFAULT_PRODUCTS,
     check_objective,
@@ -33,23 +34,22 @@ from .formulations.mip_nash import (
     nash_model,
     read_profile,
 )
-from .formulations.products import model_size
-from .formulations.threshold_milfp import check_product_options
-from .models import checks, kuhn3_family
-from .models.best_response import certify
-from .models.checks import OptionError
-from .models.constant_sum import is_zero_sum
-from .models.dominance import dominated_sequences
-from .models.efg import ExtensiveGame
-from .models.errors import SolveFailed, SolverError
-from .models.kuhn3_family import FamilyMembership
-from .models.normal_form import NormalFormGame
-from .models.progress import stage
-from .models.sequence import SequenceForm
-from .models.strategy import behavior_from_realization
-from .nash_rounds import solve_rounds
-from .rounds import rounds_table
-from .solvers import Status, get_backend, solve, solve_model
+from ...formulations.products import model_size
+from ...formulations.threshold_milfp import check_product_options
+from ...models import checks, kuhn3_family
+from ...models.best_response import certify
+from ...models.checks import OptionError
+from ...models.constant_sum import is_zero_sum
+from ...models.dominance import dominated_sequences
+from ...models.efg import ExtensiveGame
+from ...models.errors import SolveFailed, SolverError
+from ...models.kuhn3_family import FamilyMembership
+from ...models.normal_form import NormalFormGame
+from ...models.progress import stage
+from ...models.sequence import SequenceForm
+from ...models.strategy import behavior_from_realization
+from ...solvers import Status, get_backend, solve, solve_model
+from .rounds import solve_rounds
 
 
 @dataclass(kw_only=True)
@@ -207,7 +207,7 @@ def solve_nash(
 
     With approximate products, formulation 1 and objective ``any``, unless ``breakpoints``
     is given without ``epsilon`` (one program on that grid, as a sweep over breakpoints
-    wants), the route runs rounds (:mod:`equilibria.nash_rounds`): a CFR+ seed, then
+    wants), the route runs rounds (:mod:`equilibria.routes.nash.rounds`): a CFR+ seed, then
     programs boxed ever closer around the incumbent, until the certified NashConv is at
     most ``epsilon`` (default 0.05); ``rounds`` caps them and ``time_limit`` bounds the
     whole call. ``curve`` lists the rounds and ``bound_at_answer`` is the NashConv the
@@ -232,7 +232,7 @@ def solve_nash(
     elif isinstance(game, ExtensiveGame):
         extensive = game
     else:
-        from .instances.registry import describe
+        from ...instances.registry import describe
 
         view = describe(game).first_view("normal|extensive", "the MIP Nash route")
         return solve_nash(

@@ -1,7 +1,7 @@
 """GameShrink end to end: an ordered game in, the shrunk LP, its solution, the lifted
 strategy and its certificate in the original game out.
 
->>> from equilibria.shrink import shrink, solve_shrunk
+>>> from equilibria.routes.shrink import shrink, solve_shrunk
 >>> report = shrink("leduc")
 >>> report.infosets_after
 [144, 144]
@@ -16,18 +16,18 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .answer import Answer
-from .api import solve_sequence_form, solved_lines
-from .formulations import sequence_form_lp
-from .formulations.linear_program import LinearProgram
-from .models import checks
-from .models.best_response import certify
-from .models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior
-from .models.gameshrink import game_shrink, identity_filter, published_shrink
-from .models.ordered import OrderedGame, SignalSpace
-from .models.ordered_best_response import ordered_certificate
-from .models.progress import stage
-from .models.sequence import SequenceForm
+from ..core.answer import Answer
+from ..formulations import sequence_form_lp
+from ..formulations.linear_program import LinearProgram
+from ..models import checks
+from ..models.best_response import certify
+from ..models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior
+from ..models.gameshrink import game_shrink, identity_filter, published_shrink
+from ..models.ordered import OrderedGame, SignalSpace
+from ..models.ordered_best_response import ordered_certificate
+from ..models.progress import stage
+from ..models.sequence import SequenceForm
+from .lp import solve_sequence_form, solved_lines
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
 RULES = ("lossless", "published", "none")
@@ -151,7 +151,7 @@ def shrink(
             "use rule 'none' (merged classes do not keep the structure it relies on)"
         )
     if not isinstance(game, OrderedGame):
-        from .instances.registry import describe
+        from ..instances.registry import describe
 
         game = describe(game).view("ordered", "GameShrink needs a game with ordered signals")
     t0 = time.perf_counter()
@@ -183,7 +183,7 @@ def shrink(
         if not build_lp:
             lp = None
         elif compact:
-            from .formulations.compact_lp import compact_sequence_form_lp
+            from ..formulations.compact_lp import compact_sequence_form_lp
 
             lp = compact_sequence_form_lp(fg)
             if chosen:
@@ -297,7 +297,7 @@ def solve_shrunk(
     much).
     ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves the shrunk game by a
     first-order method, without building the LP
-    (:func:`~equilibria.api.solve_first_order`); ``eliminate_dominated`` removes dominated
+    (:func:`~equilibria.routes.lp.solve_first_order`); ``eliminate_dominated`` removes dominated
     actions from the shrunk game before solving it (the step Gilpin and Sandholm took after
     GameShrink); ``rule="none"`` with ``compact`` solves the full game through the compact
     LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`);
