@@ -110,8 +110,9 @@ from typing import Any
 import pyomo.environ as pyo
 
 from ..models.checks import OptionError
+from ..models.vocabulary import PRODUCTS
 
-REPRESENTATIONS = ("sos2", "cc", "incremental", "log", "dlog", "exact")
+REPRESENTATIONS = PRODUCTS
 """Accepted values of ``representation``; see the module docstring."""
 
 _CONTRIB = {"dlog": "contrib.piecewise.disaggregated_logarithmic"}

@@ -24,8 +24,9 @@ import pyomo.environ as pyo
 from pyomo.gdp import Disjunct, Disjunction
 
 from ..models.errors import SolverError
+from ..models.vocabulary import INDICATORS
 
-INDICATOR_MODES = ("native", "bigm", "hull")
+INDICATOR_MODES = INDICATORS
 
 
 def has_disjunctions(model: Any) -> bool:

@@ -40,8 +40,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..models.treeplex import Treeplex
+from ..models.vocabulary import FIRST_ORDER_ALGORITHMS
 
-ALGORITHMS = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
+ALGORITHMS = FIRST_ORDER_ALGORITHMS
 
 #: Matrices with at least this many nonzeros are multiplied by row blocks on several
 #: threads (scipy's sparse products release the GIL); below it a thread costs more than

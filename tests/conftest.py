@@ -4,6 +4,7 @@ profile."""
 
 import contextlib
 import io
+import re
 import subprocess
 import sys
 
@@ -64,9 +65,18 @@ def run_python(code: str, timeout=300):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
 
 
+#: A progress line of a stage that took a while ("equilibria: building ... 2 s", "...: done in 2.6 s").
+PROGRESS_LINE = re.compile(r"^equilibria: .*( \.\.\. [0-9.]+ s|: done in [0-9.]+ s)$")
+
+
+def error_lines(stderr: str) -> list[str]:
+    """Standard error's lines but the progress of long stages."""
+    return [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
+
+
 def one_line_refusal(res) -> str:
     """The single error line of a refused command (asserting the contract)."""
-    lines = res.stderr.strip().splitlines()
+    lines = error_lines(res.stderr)
     assert res.returncode == 2, (res.returncode, res.stderr)
     assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
     assert res.stdout == ""

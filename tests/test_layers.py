@@ -105,6 +105,7 @@ def test_the_solvers_know_no_games():
         "equilibria.models.output",
         "equilibria.models.progress",
         "equilibria.models.treeplex",
+        "equilibria.models.vocabulary",
     }
     for name, targets in _graph().items():
         if name.startswith("equilibria.solvers"):

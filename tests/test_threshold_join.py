@@ -22,7 +22,7 @@ from equilibria.routes.threshold.route import (
     solve_threshold,
     solve_threshold_separately,
 )
-from tests.conftest import run_cli
+from tests.conftest import error_lines, run_cli
 
 PAPER = ["standard", "shifted", "check_first"]
 
@@ -219,7 +219,7 @@ def test_cli_bad_join_input_is_one_line(args, words):
 def test_cli_no_model_holds_is_one_line():
     res = run_cli("threshold", "river_endgame:pot=2", "--join", "separate", "--model", "standard", "--model", "shifted")
     assert res.returncode == 1 and res.stdout == ""  # no model holds: no answer
-    lines = res.stderr.strip().splitlines()
+    lines = error_lines(res.stderr)
     assert len(lines) == 1 and "standard: infeasible; shifted: infeasible" in lines[0], res.stderr
 
 

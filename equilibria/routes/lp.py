@@ -14,12 +14,12 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import numpy as np
 
 from ..core.answer import Answer
-from ..core.skeleton import Outcome, RouteOptions, Steps
+from ..core.skeleton import Outcome, Steps
 from ..formulations import equilibrium_behaviors, sequence_form_lp
 from ..formulations.linear_program import LinearProgram
 from ..formulations.sequence_form_lp import check_two_player_zero_sum
@@ -33,6 +33,7 @@ from ..models.strategy import realization_from_behavior
 from ..models.treeplex import Treeplex
 from ..solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
 from ..solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
+from .options import LPOptions
 
 _log = logging.getLogger(__name__)
 
@@ -620,29 +621,11 @@ class GameSolution(Answer):
         return [f"game            {self.game_name}", *solved_lines(self)]
 
 
-@dataclass(kw_only=True)
-class LPOptions(RouteOptions):
-    """The ``lp`` route's options (see :func:`solve_sequence_form`)."""
-
-    method: str | None = field(default=None, metadata={"help": "the backend's algorithm where it has several"})
-    target_exploitability: float | None = field(
-        default=None, metadata={"help": "stop once the certified exploitability is at most this (anytime)"}
-    )
-    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
-    both_lps: bool = field(default=False, metadata={"help": "solve player 2's LP too instead of reading duals"})
-    algorithm: Literal["lp", "cfr+", "pcfr+", "dcfr", "mirror-prox"] = field(
-        default="lp", metadata={"help": "the LP, or a first-order method on the saddle point"}
-    )
-    iterations: int | None = field(default=None, metadata={"help": "a first-order method's iterations"})
-    eliminate_dominated: bool = field(default=False, metadata={"help": "remove dominated actions first"})
-
-
 class SequenceFormLP(Steps):
     """The ``lp`` route: the sequence form of the full game, then its LP (or a first-order
     method), certified in the game itself."""
 
     Options = LPOptions
-    two_player_zero_sum = True
     build_key = "sequence_form"
     build_message = "building the sequence form"
 

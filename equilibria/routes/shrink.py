@@ -12,11 +12,12 @@ from __future__ import annotations
 import resource
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast
 
 import numpy as np
 
 from ..core.answer import Answer
+from ..core.skeleton import Steps
 from ..formulations import sequence_form_lp
 from ..formulations.linear_program import LinearProgram
 from ..models import checks
@@ -27,10 +28,12 @@ from ..models.ordered import OrderedGame, SignalSpace
 from ..models.ordered_best_response import ordered_certificate
 from ..models.progress import stage
 from ..models.sequence import SequenceForm
+from ..models.vocabulary import SHRINK_RULES
 from .lp import solve_sequence_form, solved_lines
+from .options import ShrinkOptions
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
-RULES = ("lossless", "published", "none")
+RULES = SHRINK_RULES
 
 
 def _peak_mb() -> float:
@@ -271,100 +274,107 @@ class ShrunkSolution(Answer):
         return out
 
 
-def solve_shrunk(
-    game: Any,
-    threshold: float = 0.0,
-    backend: str = "highs",
-    method: str | None = None,
-    lift: bool = False,
-    progress: bool = False,
-    *,
-    rule: str = "lossless",
-    time_limit: float | None = None,
-    target_exploitability: float | None = None,
-    verbose: bool = False,
-    algorithm: str = "lp",
-    iterations: int | None = None,
-    eliminate_dominated: bool = False,
-    compact: bool | Literal["auto"] = False,
-) -> ShrunkSolution:
+def solve_shrunk(game: Any, threshold: float = 0.0, **options: Any) -> ShrunkSolution:
     """Shrink, solve the shrunk LP (anytime with ``time_limit`` / ``target_exploitability``,
     as the full LP), certify in the shrunk game and in the full game: by best responses
     over the betting template and the cards, or, with ``lift``, by building the full tree,
     lifting the strategies onto it and certifying them there (Gilpin and Sandholm,
     "Lossless abstraction of imperfect information games", 2007: lossless shrinking keeps
     equilibria; the published rule does not, and the full-game certificate says by how
-    much).
+    much). The ``shrink`` route through the skeleton; ``options`` are
+    :class:`~equilibria.routes.options.ShrinkOptions`.
+
     ``algorithm`` ``cfr+``, ``dcfr`` or ``mirror-prox`` solves the shrunk game by a
     first-order method, without building the LP
-    (:func:`~equilibria.routes.lp.solve_first_order`); ``eliminate_dominated`` removes dominated
-    actions from the shrunk game before solving it (the step Gilpin and Sandholm took after
-    GameShrink); ``rule="none"`` with ``compact`` solves the full game through the compact
-    LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`);
+    (:func:`~equilibria.routes.first_order.solve_first_order`); ``eliminate_dominated``
+    removes dominated actions from the shrunk game before solving it (the step Gilpin and
+    Sandholm took after GameShrink); ``rule="none"`` with ``compact`` solves the full game
+    through the compact LP (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`);
     ``compact="auto"`` does so when lossless GameShrink merges nothing (see :func:`shrink`)."""
-    first_order = algorithm != "lp"
-    if compact == "auto" and (first_order or eliminate_dominated or rule != "lossless" or threshold > 0):
-        compact = False  # the compact LP is an LP of the unabstracted game: nothing to choose
-    if compact is True and (first_order or eliminate_dominated):
-        raise checks.OptionError(
-            "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"
+    from ..core.skeleton import solve
+
+    return cast(ShrunkSolution, solve(game, "shrink", threshold=threshold, **options))
+
+
+class GameShrinkLP(Steps):
+    """The ``shrink`` route's steps: GameShrink on the ordered game (no tree built), the
+    shrunk game's LP or first-order method, the strategies certified in the full game."""
+
+    Options = ShrinkOptions
+    build_key = "shrink"
+    build_message = "GameShrink"
+
+    def build(self, view: OrderedGame, options: ShrinkOptions) -> ShrinkReport:
+        first_order = options.algorithm != "lp"
+        compact = options.compact
+        if compact == "auto" and (
+            first_order or options.eliminate_dominated or options.rule != "lossless" or options.threshold > 0
+        ):
+            compact = False  # the compact LP is an LP of the unabstracted game: nothing to choose
+        return shrink(
+            view,
+            options.threshold,
+            progress=options.verbose,
+            rule=options.rule,
+            build_lp=not (first_order or options.eliminate_dominated),
+            compact=compact,
         )
-    report = shrink(
-        game,
-        threshold,
-        progress=progress,
-        rule=rule,
-        build_lp=not (first_order or eliminate_dominated),
-        compact=compact,
-    )
-    fg = report.filtered
-    sf = fg.sequence_form
-    times = dict(report.seconds)
-    run = solve_sequence_form(
-        sf,
-        backend,
-        method=method,
-        time_limit=time_limit,
-        target_exploitability=target_exploitability,
-        verbose=verbose,
-        times=times,
-        lp=report.lp,
-        algorithm=algorithm,
-        iterations=iterations,
-        eliminate_dominated=eliminate_dominated,
-    )
-    answer_sf, behaviors, cert, where, nodes = sf, run.behaviors, run.certificate, "the shrunk game", None
-    if not lift:
-        t0 = time.perf_counter()
-        with stage("certifying in the full game (best responses over the betting template and the cards)"):
-            cert = ordered_certificate(fg, run.behaviors)
-        times["full_game_certify"] = time.perf_counter() - t0
-        where = "the game"
-    else:
-        t0 = time.perf_counter()
-        with stage("building the original game to certify in it"):
-            original = report.game.to_extensive()
-            osf = SequenceForm(original)
-        times["original_game"] = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        with stage("lifting and certifying in the original game"):
-            behaviors = lift_behavior(fg, run.behaviors, original, osf)
-            cert = certify(osf, behaviors)
-        times["lift_and_certify"] = time.perf_counter() - t1
-        answer_sf, where, nodes = osf, "the game", original.num_nodes
-    return ShrunkSolution(
-        route="shrink",
-        game_name=report.game.name,
-        **run.answer_fields(),
-        certificate=cert,
-        certified_in=where,
-        sequence_form=answer_sf,
-        behaviors=behaviors,
-        seconds=times,
-        report=report,
-        abstract_exploitability=float(run.certificate.exploitability),
-        original_nodes=nodes,
-    )
+
+    def solve(self, report: ShrinkReport, options: ShrinkOptions, deadline: float | None) -> ShrunkSolution:
+        fg = report.filtered
+        sf = fg.sequence_form
+        times: dict[str, float] = {}  # GameShrink's own stages are in the report and the build's time
+        rest = {k: v for k, v in vars(options).items() if k in _LP_KEYWORDS}
+        run = solve_sequence_form(
+            sf,
+            options.backend,
+            time_limit=None if deadline is None else max(deadline - time.perf_counter(), 1e-3),
+            times=times,
+            lp=report.lp,
+            **rest,
+        )
+        if options.lift:
+            behaviors, cert, answer_sf, nodes = _lifted(fg, report, run.behaviors, times)
+        else:
+            t0 = time.perf_counter()
+            with stage("certifying in the full game (best responses over the betting template and the cards)"):
+                cert = ordered_certificate(fg, run.behaviors)
+            times["full_game_certify"] = time.perf_counter() - t0
+            behaviors, answer_sf, nodes = run.behaviors, sf, None
+        return ShrunkSolution(
+            route="shrink",
+            game_name=report.game.name,
+            **run.answer_fields(),
+            certificate=cert,
+            certified_in="the game",
+            sequence_form=answer_sf,
+            behaviors=behaviors,
+            seconds=times,
+            report=report,
+            abstract_exploitability=float(run.certificate.exploitability),
+            original_nodes=nodes,
+        )
 
 
-__all__ = ["RULES", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]
+#: The LP's own options, passed on to :func:`~equilibria.routes.lp.solve_sequence_form`.
+_LP_KEYWORDS = ("method", "target_exploitability", "verbose", "algorithm", "iterations", "eliminate_dominated")
+
+
+def _lifted(
+    fg: FilteredGame, report: ShrinkReport, behaviors: list, times: dict
+) -> tuple[list, Any, SequenceForm, int]:
+    """The shrunk game's strategies lifted onto the full tree (built for it) and certified there."""
+    t0 = time.perf_counter()
+    with stage("building the original game to certify in it"):
+        original = report.game.to_extensive()
+        osf = SequenceForm(original)
+    times["original_game"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    with stage("lifting and certifying in the original game"):
+        lifted = lift_behavior(fg, behaviors, original, osf)
+        cert = certify(osf, lifted)
+    times["lift_and_certify"] = time.perf_counter() - t1
+    return lifted, cert, osf, original.num_nodes
+
+
+__all__ = ["RULES", "GameShrinkLP", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]

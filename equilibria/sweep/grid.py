@@ -70,6 +70,9 @@ class Cell:
     game: str
     params: tuple[tuple[str, Any], ...]
     options: tuple[tuple[str, Any], ...]
+    #: the route's registration, carried to worker processes where it was registered at
+    #: run time (not through an entry point); no part of the cell's key
+    registration: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     @property
     def spec(self) -> str:
@@ -161,19 +164,21 @@ def _values(value: Any, name: str = "") -> list[Any]:
 
 
 def _route_parameters(route: str) -> dict[str, Any]:
-    """The route's options as inspect.Parameter objects, by name."""
-    from ..core.skeleton import ROUTES
+    """The route's options (:class:`~equilibria.core.options.OptionSpec`), by name."""
+    from ..core.options import option_specs
+    from ..core.registry import get_route
 
-    if route not in ROUTES:
-        raise SweepError(f"unknown route '{route}'; routes: {', '.join(ROUTES)}")
-    return ROUTES[route].signature()
+    try:
+        return option_specs(get_route(route).options_class())
+    except EquilibriaError as exc:
+        raise SweepError(str(exc)) from None
 
 
-def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
+def _coerce_option(route: str, name: str, spec: Any, value: Any) -> Any:
     """An option value typed as the route takes it (text from the command line or a grid
-    becomes a bool, int or float by the option's annotation or default) and checked
-    (:func:`equilibria.core.skeleton.check_option`): a bad value is bad input, not a cell that fails."""
-    from ..core.skeleton import check_option, option_from_text
+    read by the option's type) and checked (:func:`equilibria.core.options.check_value`):
+    a bad value is bad input, not a cell that fails."""
+    from ..core.options import check_value, value_from_text
 
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = repr(value)  # typed below like text, so that 0 and 0.0 make one cell
@@ -183,15 +188,13 @@ def _coerce_option(route: str, name: str, parameter: Any, value: Any) -> Any:
             f"option {name} of route '{route}' takes text or a number, not {type(value).__name__} {value!r}"
         )
     try:
-        if isinstance(value, str):
-            value = option_from_text(route, name, parameter, value)
-        value = check_option(route, name, parameter, value)
+        value = value_from_text(route, spec, value) if isinstance(value, str) else check_value(route, spec, value)
         if name == "backend" and value is not None:
-            from ..core.skeleton import ROUTES, _check_backend
+            from ..core.registry import get_route
+            from ..core.skeleton import check_backend
 
-            steps = ROUTES[route].steps()
             # an unknown backend, or one that cannot solve the route's program, is bad input
-            _check_backend(value, None if steps is None else steps.needs, ROUTES[route])
+            check_backend(get_route(route), value)
         return value
     except EquilibriaError as exc:
         raise SweepError(str(exc)) from None
@@ -321,6 +324,9 @@ class Grid:
         from ..models.errors import UnknownInstanceError
 
         parameters = _route_parameters(self.route)
+        from ..core.registry import get_route
+
+        registration = tuple(get_route(self.route).registration().items())
         options: dict[str, list[Any]] = {}
         for name, values in self.options.items():
             if name not in parameters:
@@ -336,15 +342,15 @@ class Grid:
             games = self._game_specs()
         except UnknownInstanceError as exc:
             raise SweepError(str(exc)) from None
-        from ..core.skeleton import ROUTES
+        from ..core.registry import get_route
 
-        view = ROUTES[self.route].view
+        view = get_route(self.route).view
         _check_cell_count(len(games) * math.prod(len(v) for v in options.values()), "the grid")
         checked: set[str] = set()
         cells: dict[str, Cell] = {}
         names = list(options)
         for (game, params), combo in product(games, product(*(options[n] for n in names))):
-            cell = Cell(self.route, game, tuple(params.items()), tuple(zip(names, combo)))
+            cell = Cell(self.route, game, tuple(params.items()), tuple(zip(names, combo)), registration)
             if cell.spec not in checked:
                 checked.add(cell.spec)
                 try:

@@ -32,12 +32,14 @@ PROGRESS_EVERY = 5.0
 def run_cell(cell: Cell) -> dict[str, Any]:
     """Solve one cell afresh and return its row (a dict of plain values). A failure is a
     row with status ``error`` and the message, never an exception (but an interrupt)."""
+    from ..core.registry import get_route
     from ..core.skeleton import solve
 
     row: dict[str, Any] = {"key": cell.key, "route": cell.route, "game": cell.game, "spec": cell.spec}
     row.update(_columns(cell))
     t0 = time.perf_counter()
     try:
+        get_route(cell.route, dict(cell.registration) or None)  # a worker learns a route registered at run time
         answer = solve(cell.spec, cell.route, **dict(cell.options))
         d = answer.to_dict()
     except Exception as exc:  # a failed cell is a row, not the end of the sweep

@@ -36,8 +36,10 @@ from .common import FIRST_ORDER, HELD_REPORT, Parser, one_line, version_text
 from .progress import c_stdout_to_stderr, progress_shown
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``equilibria`` command."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``equilibria`` command (for ``argv``, default the
+    process's arguments: a route's generated command gets its flags only when it is the
+    one named)."""
     shared = Parser(add_help=False)
     shared.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser = Parser(
@@ -63,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     nash.add_nash(sub)
     sweep.add_sweep(sub)
     games.add_backends(sub)
-    routes.add_route_commands(sub)
+    words = sys.argv[1:] if argv is None else argv
+    routes.add_route_commands(sub, next((w for w in words if not w.startswith("-")), None))
     return parser
 
 
@@ -71,7 +74,7 @@ def _run(argv: list[str] | None) -> int:
     from ...models.errors import EquilibriaError, NoAnswerError
     from ...models.output import commit_outputs, outputs_held
 
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     if sys.stdout is None:  # started with standard output closed (>&-)
         print("equilibria: error: standard output is closed: the answer has nowhere to go", file=sys.stderr)
         return 2

@@ -133,7 +133,7 @@ def info_without_tree(description: Any, why: str) -> dict[str, Any] | None:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from ...core.skeleton import ROUTES
+    from ...core.registry import routes
     from ...instances import catalog
 
     rows = catalog()
@@ -146,7 +146,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{r['name']:<{width}}  {r['summary']}")
         print(f"{'':<{width}}  parameters: {params}; routes: {', '.join(r['routes'])}")
     print()
-    print("routes: " + "; ".join(f"{name} ({route.summary})" for name, route in ROUTES.items()))
+    print("routes: " + "; ".join(f"{name} ({route.summary})" for name, route in routes().items()))
     print(
         "also: a path to a .efg file, a rules file PATH.py[:key=value,...], or openspiel:GAME_STRING (needs open_spiel)"
     )

@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ...core.answer import Answer
 from ...core.anytime import rounds_table
+from ...core.skeleton import Steps
 from ...formulations.linear_program import LinearProgram
 from ...formulations.mip_nash import (
     DEFAULT_EPSILON,
@@ -35,8 +36,7 @@ from ...formulations.mip_nash import (
     read_profile,
 )
 from ...formulations.products import model_size
-from ...formulations.threshold_milfp import check_product_options
-from ...models import checks, kuhn3_family
+from ...models import kuhn3_family
 from ...models.best_response import certify
 from ...models.checks import OptionError
 from ...models.constant_sum import is_zero_sum
@@ -48,7 +48,8 @@ from ...models.normal_form import NormalFormGame
 from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.strategy import behavior_from_realization
-from ...solvers import Status, get_backend, solve, solve_model
+from ...solvers import Status, solve, solve_model
+from ..options import NashOptions
 from .rounds import solve_rounds
 
 
@@ -172,22 +173,7 @@ def program_size(lp: LinearProgram, model: Any = None) -> dict[str, int]:
     return model_size(model)
 
 
-def solve_nash(
-    game: Any,
-    *,
-    formulation: int = 1,
-    objective: str = "any",
-    backend: str = "highs",
-    time_limit: float | None = None,
-    epsilon: float | None = None,
-    breakpoints: int | None = None,
-    products: str | None = None,
-    prune: bool = True,
-    linearize: bool = True,
-    rounds: int | None = None,
-    verbose: bool = False,
-    method: str | None = None,
-) -> NashSolution:
+def solve_nash(game: Any, **options: Any) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
     ``game`` (a NormalFormGame, an ExtensiveGame, or anything the registry resolves) and
     certify the profile by exact best responses.
@@ -215,46 +201,50 @@ def solve_nash(
 
     ``method`` picks among the backend's solvers (OR-Tools: ``scip`` or ``cp_sat``).
 
-    Raises OptionError for a bad option and SolverError when the backend returns no
+    Runs through the route skeleton (:func:`equilibria.core.skeleton.solve`); raises
+    OptionError for a bad option and SolveFailed when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
     2-4 always have one to return).
     """
-    checks.name("backend", backend, optional=False)
-    checks.number("time_limit", time_limit, strict=True)
-    check_product_options(epsilon, breakpoints, products)
-    if products == "exact" and (breakpoints is not None or epsilon is not None):
-        raise OptionError("exact products have no breakpoints and no approximation: drop --breakpoints and --epsilon")
-    t0 = time.perf_counter()
-    normal: NormalFormGame | None = None
-    if isinstance(game, NormalFormGame):
-        normal = game
-        extensive = game.to_extensive()
-    elif isinstance(game, ExtensiveGame):
-        extensive = game
-    else:
-        from ...instances.registry import describe
+    from ...core.skeleton import solve as solve_route
 
-        view = describe(game).first_view("normal|extensive", "the MIP Nash route")
-        return solve_nash(
-            view,
-            formulation=formulation,
-            objective=objective,
-            backend=backend,
-            time_limit=time_limit,
-            epsilon=epsilon,
-            breakpoints=breakpoints,
-            products=products,
-            prune=prune,
-            linearize=linearize,
-            rounds=rounds,
-            verbose=verbose,
-            method=method,
-        )
+    return cast(NashSolution, solve_route(game, "nash", **options))
+
+
+class MipNash(Steps):
+    """The ``nash`` route's steps: the game's sequence form, MIP Nash (in rounds for
+    approximate products of three or more players), the profile certified."""
+
+    Options = NashOptions
+    build_key = "sequence_form"
+    build_message = "building the sequence form"
+
+    def build(self, view: NormalFormGame | ExtensiveGame, options: NashOptions) -> tuple[Any, ExtensiveGame, Any]:
+        normal = view if isinstance(view, NormalFormGame) else None
+        extensive = view.to_extensive() if isinstance(view, NormalFormGame) else view
+        check_objective(options.objective, options.formulation, extensive.num_players)
+        return normal, extensive, SequenceForm(extensive)
+
+    def solve(
+        self, problem: tuple[Any, ExtensiveGame, SequenceForm], options: NashOptions, deadline: float | None
+    ) -> NashSolution:
+        return _solve_nash(*problem, options, deadline)
+
+
+def _solve_nash(
+    normal: NormalFormGame | None,
+    extensive: ExtensiveGame,
+    sf: SequenceForm,
+    options: NashOptions,
+    deadline: float | None,
+) -> NashSolution:
+    formulation, objective, backend = options.formulation, options.objective, options.backend
+    epsilon, breakpoints, products, prune = options.epsilon, options.breakpoints, options.products, options.prune
+    linearize, rounds, verbose, method = options.linearize, options.rounds, options.verbose, options.method
+    t0 = time.perf_counter()
+    time_limit = None if deadline is None else max(deadline - t0, 1e-3)
     players = extensive.num_players
-    check_objective(objective, formulation, players)
-    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     representation = products or DEFAULT_PRODUCTS
-    sf = SequenceForm(extensive)
     use_rounds = (
         players >= 3
         and representation != "exact"
@@ -263,7 +253,6 @@ def solve_nash(
         and not (breakpoints is not None and epsilon is None)
     )
     if rounds is not None:
-        checks.count("rounds", rounds)
         if not use_rounds:
             raise OptionError(
                 "--rounds refines approximate products of three or more players with formulation 1, "
@@ -283,7 +272,7 @@ def solve_nash(
             forbidden=forbidden,
             linearize=linearize,
             rounds=rounds,
-            deadline=None if time_limit is None else t0 + time_limit,
+            deadline=deadline,
             verbose=verbose,
             method=method,
         )
@@ -362,9 +351,7 @@ def solve_nash(
         sequence_form=sf,
         behaviors=behaviors,
         sizes=size,
-        seconds={"sequence_form": t1 - t0}
-        | ({"rounds": t3 - t1} if use_rounds else {"build": t2 - t1, "solve": t3 - t2})
-        | {"verify": t4 - t3},
+        seconds=({"rounds": t3 - t1} if use_rounds else {"build": t2 - t1, "solve": t3 - t2}) | {"verify": t4 - t3},
         zero_sum=is_zero_sum(sf.terminal_payoffs),
         formulation=formulation,
         objective=objective,
@@ -407,4 +394,4 @@ def _whole_program(
     return nash_model(lp, representation=representation)
 
 
-__all__ = ["NashSolution", "solve_nash"]
+__all__ = ["MipNash", "NashSolution", "solve_nash"]

@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from ...core.answer import Answer
+from ...core.skeleton import Steps
 from ...formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
 from ...instances.bayesian_games import model_sets, resolve_model, standard_models
 from ...models import checks
@@ -30,9 +31,9 @@ from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.threshold_best_response import threshold_exploitability
 from ...solvers import Status, default_indicators, get_backend, solve_model
+from ..options import DEFAULT_CELLS, ThresholdOptions
 
 #: Cells of the discretisation on which continuous answers are verified.
-DEFAULT_CELLS = 4000
 
 
 @dataclass(kw_only=True)
@@ -160,7 +161,33 @@ class ThresholdSolution(Answer):
         return float(np.max(np.asarray(cert.best_response_values) - np.asarray(cert.payoffs)))
 
 
-def solve_threshold(
+def solve_threshold(spec: Any, model: str | ParametricModel | None = None, **options: Any) -> ThresholdSolution:
+    """The threshold route through the skeleton: ``spec`` is a BayesianGame or anything the
+    game registry resolves to one (``"one_street:pot=2"``), ``model`` the qualitative model
+    and ``options`` those of :class:`~equilibria.routes.options.ThresholdOptions`; see
+    :func:`threshold_answer`."""
+    from ...core.skeleton import solve
+
+    if model is not None:
+        options["model"] = model
+    return cast(ThresholdSolution, solve(spec, "threshold", **options))
+
+
+class ThresholdPrograms(Steps):
+    """The ``threshold`` route's steps: the program of the model (or models) on the signal
+    game, solved and certified in the game."""
+
+    Options = ThresholdOptions
+
+    def solve(self, game: BayesianGame, options: ThresholdOptions, deadline: float | None) -> ThresholdSolution:
+        keywords = vars(options) | {
+            "time_limit": None if deadline is None else max(deadline - time.perf_counter(), 1e-3),
+            "models": None if options.models is None else list(options.models),
+        }
+        return threshold_answer(game, **keywords)
+
+
+def threshold_answer(
     spec: Any,
     model: str | ParametricModel | None = None,
     *,
@@ -250,7 +277,7 @@ def solve_threshold(
     t0 = time.perf_counter()
     if isinstance(spec, BayesianGame):
         game = spec
-    else:
+    else:  # a worker process, or a direct call, gives the game's name
         from ...instances.registry import describe
 
         game = describe(spec).view("signal", "threshold programs need private signals and a public betting tree")
@@ -407,7 +434,7 @@ def solve_threshold(
     # plan: with a best-response row per signal a feasible answer is an equilibrium, or
     # the program is infeasible and no equilibrium follows the model
     left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
-    strict = solve_threshold(
+    strict = threshold_answer(
         game,
         model,
         backend=backend,
@@ -464,7 +491,7 @@ def discover_model(
         )
     return search(
         game,
-        functools.partial(solve_threshold, certificate=certificate),
+        functools.partial(threshold_answer, certificate=certificate),
         backend=backend,
         cells=cells,
         time_limit=time_limit,
@@ -857,9 +884,9 @@ def _model_feasibility(job: tuple[int, Any, str | ParametricModel, dict]) -> tup
     index, spec, model, options = job
     try:
         if "refinement" in options:
-            answer = solve_threshold(spec, models=[model], **options)
+            answer = threshold_answer(spec, models=[model], **options)
         else:
-            answer = solve_threshold(spec, model, **options)
+            answer = threshold_answer(spec, model, **options)
     except ModelInfeasible:
         return index, "infeasible"
     except (ModelError, SolverError) as exc:
@@ -949,8 +976,8 @@ def solve_threshold_separately(
     if winner is None:
         return None, outcome
     if "refinement" in options:
-        return solve_threshold(spec, models=[models[winner]], **options), outcome
-    return solve_threshold(spec, models[winner], **options), outcome
+        return threshold_answer(spec, models=[models[winner]], **options), outcome
+    return threshold_answer(spec, models[winner], **options), outcome
 
 
 def _pool_deaf_to_ctrl_c(context: Any, workers: int) -> Any:
@@ -989,6 +1016,8 @@ __all__ = [
     "ThresholdSolution",
     "project",
     "solve_threshold",
+    "threshold_answer",
+    "ThresholdPrograms",
     "solve_threshold_separately",
     "satisfies_model",
     "DEFAULT_CELLS",

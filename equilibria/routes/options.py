@@ -1,0 +1,259 @@
+"""The options of the built-in routes, one dataclass each (see :mod:`equilibria.core.options`).
+
+Kept apart from the routes' code so that the command line builds each command's flags
+from them without importing a solver: this module imports nothing numerical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..core.options import RouteOptions
+from ..models.checks import MAX_BREAKPOINTS, MAX_CELLS, MAX_WORKERS, OptionError
+from ..models.vocabulary import (
+    Algorithm,
+    Indicators,
+    Join,
+    NashFormulation,
+    Products,
+    Select,
+    ShrinkRule,
+    ThresholdCertificate,
+)
+
+#: Cells of the grid a continuous threshold answer is cross-checked on.
+DEFAULT_CELLS = 4000
+
+
+@dataclass(kw_only=True)
+class LPOptions(RouteOptions):
+    """The ``lp`` route's options (see :func:`equilibria.routes.lp.solve_sequence_form`)."""
+
+    method: str | None = field(
+        default=None,
+        metadata={
+            "help": "the backend's algorithm where it has several (HiGHS: simplex, ipx, ipm, pdlp, concurrent; "
+            "OR-Tools: glop, pdlp, scip, cp_sat)"
+        },
+    )
+    target_exploitability: float | None = field(
+        default=None,
+        metadata={"help": "stop once the certified exploitability is at most this (anytime)", "range": "positive"},
+    )
+    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+    both_lps: bool = field(default=False, metadata={"help": "solve player 2's LP too instead of reading duals"})
+    algorithm: Algorithm = field(
+        default="lp",
+        metadata={
+            "help": "the LP (solved exactly), or a first-order method on the saddle point (anytime: needs "
+            "target_exploitability, time_limit or iterations)"
+        },
+    )
+    iterations: int | None = field(default=None, metadata={"help": "a first-order method's iterations", "range": 1})
+    eliminate_dominated: bool = field(
+        default=False,
+        metadata={
+            "help": "remove dominated actions first (iterated); strategies are lifted back and certified in the game"
+        },
+    )
+
+    def validate(self) -> None:
+        if self.algorithm != "lp":
+            given = [name for name in ("both_lps", "method") if getattr(self, name)]
+            if given:
+                raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
+
+
+@dataclass(kw_only=True)
+class ShrinkOptions(LPOptions):
+    """The ``shrink`` route's options: the LP's, and GameShrink's own."""
+
+    threshold: float = field(
+        default=0.0,
+        metadata={
+            "help": "lossy GameShrink: the matching cost per opponent card up to which signals merge (0: lossless)",
+            "range": "nonnegative",
+        },
+    )
+    rule: ShrinkRule = field(
+        default="lossless",
+        metadata={
+            "help": "the merge rule: lossless (matched opponent cards in one opponent class), published (the "
+            "paper's Algorithm 1 per player: merges more, not lossless) or none (the full game from its signals)"
+        },
+    )
+    lift: bool = field(
+        default=False,
+        metadata={"help": "build the full tree, lift the strategies onto it and certify them there"},
+    )
+    compact: bool | Literal["auto"] = field(
+        default=False,
+        metadata={
+            "help": "with rule none: the LP with fold and showdown payoffs through sums (O(k) nonzeros per "
+            "betting terminal instead of O(k^2)); auto: when lossless GameShrink merges nothing"
+        },
+    )
+
+    def validate(self) -> None:
+        super().validate()
+        if self.compact is True and (self.algorithm != "lp" or self.eliminate_dominated):
+            raise OptionError(
+                "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"
+            )
+
+
+def check_products(epsilon: float | None, breakpoints: int | None, products: str | None) -> None:
+    """Exact products have no grid: neither breakpoints nor an approximation bound."""
+    if products == "exact" and (breakpoints is not None or epsilon is not None):
+        raise OptionError("exact products have no breakpoints and no approximation: drop --breakpoints and --epsilon")
+
+
+@dataclass(kw_only=True)
+class NashOptions(RouteOptions):
+    """The ``nash`` route's options (see :func:`equilibria.routes.nash.route.solve_nash`)."""
+
+    formulation: NashFormulation = field(
+        default=1,
+        metadata={"help": "1: feasibility with an objective; 2-4: minimise a regret penalty (anytime bounds)"},
+    )
+    objective: str = field(
+        default="any",
+        metadata={"help": "formulation 1: any, welfare, maxmin, envy, min-support, max-support, best:P, worst:P"},
+    )
+    method: str | None = field(
+        default=None, metadata={"help": "one of the backend's solvers where it has several (OR-Tools: scip or cp_sat)"}
+    )
+    epsilon: float | None = field(
+        default=None,
+        metadata={
+            "help": "three or more players: the certified NashConv to reach (formulation 1, objective any: rounds "
+            "refine the answer until the exact certificate meets it; otherwise the bound the products' "
+            "approximation may cost); default 0.05 unless breakpoints is given alone",
+            "range": "positive",
+        },
+    )
+    breakpoints: int | None = field(
+        default=None,
+        metadata={
+            "help": "points per piecewise-linear square (at least 2; default: the fewest that keep epsilon)",
+            "range": 2,
+            "maximum": MAX_BREAKPOINTS,
+        },
+    )
+    products: Products | None = field(
+        default=None,
+        metadata={"help": "how products of the other players' weights are written (default log; exact: bilinear)"},
+    )
+    prune: bool = field(
+        default=True,
+        metadata={
+            "help": "keep actions dominated at every node of their information set (removed by default: no "
+            "equilibrium needs them)",
+            "flag": "--keep-dominated",
+            "negates": True,
+        },
+    )
+    linearize: bool = field(
+        default=True, metadata={"help": "write the products' own sequence-form equations (a tighter relaxation)"}
+    )
+    rounds: int | None = field(
+        default=None,
+        metadata={
+            "help": "three or more players, formulation 1, objective any: the most rounds of refinement towards "
+            "epsilon (default 40; 1 with breakpoints alone)",
+            "range": 1,
+        },
+    )
+    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+
+    def validate(self) -> None:
+        check_products(self.epsilon, self.breakpoints, self.products)
+
+
+@dataclass(kw_only=True)
+class ThresholdOptions(RouteOptions):
+    """The ``threshold`` route's options (see :func:`equilibria.routes.threshold.route.solve_threshold`)."""
+
+    model: str | None = field(
+        default=None,
+        metadata={
+            "help": "the qualitative model: a name the game ships, a JSON file, or auto (found from the game)",
+            "objects": "a ParametricModel",
+        },
+    )
+    models: tuple[str, ...] | None = field(
+        default=None,
+        metadata={"help": "several models, one of which holds (joined by join)", "objects": "ParametricModels"},
+    )
+    join: Join | None = field(
+        default=None,
+        metadata={"help": "how several models are solved: one-program (default) or separate programs"},
+    )
+    refinement: str | None = field(
+        default=None,
+        metadata={"help": "the models' common US-refinement (found when not given)", "objects": "a ParametricModel"},
+    )
+    indicators: Indicators | None = field(
+        default=None,
+        metadata={"help": "indicator constraints: native (SCIP), bigm (default otherwise) or hull"},
+    )
+    cells: int = field(
+        default=DEFAULT_CELLS,
+        metadata={
+            "help": "cells of the grid a continuous answer is cross-checked on",
+            "range": 1,
+            "maximum": MAX_CELLS,
+        },
+    )
+    certificate: ThresholdCertificate = field(
+        default="exact",
+        metadata={"help": "continuous signals: exact best responses (with the cells beside), or the cells alone"},
+    )
+    select: Select = field(
+        default="any",
+        metadata={"help": "any (feasibility), lowest or highest sum of thresholds"},
+    )
+    min_width: float = field(
+        default=0.0, metadata={"help": "every region at least this wide (signal units)", "range": "nonnegative"}
+    )
+    epsilon: float | None = field(
+        default=None,
+        metadata={
+            "help": "three or more players: the promised (continuous) or certified (finite, in rounds) NashConv",
+            "range": "positive",
+        },
+    )
+    breakpoints: int | None = field(
+        default=None,
+        metadata={"help": "points per piecewise-linear square (at least 2)", "range": 2, "maximum": MAX_BREAKPOINTS},
+    )
+    products: Products | None = field(
+        default=None,
+        metadata={"help": "how products of the other players' probabilities are written (default log)"},
+    )
+    mccormick: bool = field(default=False, metadata={"help": "add McCormick envelope cuts to the products"})
+    every_signal: bool | None = field(
+        default=None,
+        metadata={"help": "every finite signal prefers its side's plan at each threshold (default: three players+)"},
+    )
+    extensive_check: bool = field(default=True, metadata={"help": "certify finite answers in the extensive form"})
+    workers: int = field(
+        default=2, metadata={"help": "processes for separate programs", "range": 1, "maximum": MAX_WORKERS}
+    )
+    rounds: int | None = field(
+        default=None, metadata={"help": "finite signals, three players+: the most rounds of refinement", "range": 1}
+    )
+    method: str | None = field(
+        default=None, metadata={"help": "one of the backend's MIP solvers where it has several (OR-Tools)"}
+    )
+    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+
+    def validate(self) -> None:
+        if self.min_width > 1.0:
+            raise OptionError(f"min_width {self.min_width:g} is wider than the signals' range [0, 1]: no region can be")
+        if self.refinement is not None and self.models is None and self.join is None:
+            raise OptionError("refinement needs several models or a join")
+
+
+__all__ = ["DEFAULT_CELLS", "LPOptions", "NashOptions", "ShrinkOptions", "ThresholdOptions", "check_products"]
