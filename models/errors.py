@@ -18,7 +18,9 @@ class UnknownInstanceError(EquilibriaError):
 
 
 class SolverError(EquilibriaError):
-    """A backend is unavailable or a solve failed."""
+    """A backend cannot be used as asked: not installed, an unknown method or option, a
+    program it cannot take (bad input, exit 2). A backend that ran and failed raises
+    :class:`SolveFailed` (no answer, exit 1)."""
 
 
 class NoAnswerError(EquilibriaError):

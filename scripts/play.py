@@ -192,29 +192,31 @@ DEFAULT_NASH_SECONDS = 60.0
 
 
 def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | None = None) -> Any:
-    """The certified answer ``show`` and ``play`` use: the sequence-form LP for two-player
-    zero-sum (or constant-sum) games, MIP Nash otherwise (exact products on SCIP for more
-    than two players), the latter for :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
+    """The certified answer ``show`` and ``play`` use, by the route the planner chooses
+    (:func:`equilibria.core.plan.choose`, as ``equilibria solve``), with strategies on the
+    game's own tree; MIP Nash (general-sum and n-player games) for
+    :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
+    from ..core.deadline import OutOfTime
+    from ..core.plan import choose, finished
     from ..core.skeleton import solve
     from ..instances import describe
-    from ..models.errors import SolverError
 
     description = describe(spec)
-    game = description.extensive()
-    from ..models.constant_sum import constant_sum
-
-    if game.num_players == 2 and constant_sum(game.terminal_payoffs()) is not None:
-        return solve(description, "lp", backend=backend or "highs", time_limit=time_limit)
+    options = {"lift": True, "time_limit": time_limit} | ({"backend": backend} if backend else {})
+    route, options, reasons = choose(description, options)
+    if route != "nash":
+        answer = solve(description, route, **options)
+        answer.plan = finished(reasons, answer) + list(answer.plan)
+        return answer
     limit = DEFAULT_NASH_SECONDS if time_limit is None else time_limit
     try:
-        if game.num_players == 2:
-            return solve(description, "nash", backend=backend or "highs", time_limit=limit)
-        return solve(description, "nash", backend=backend or "scip", products="exact", time_limit=limit)
-    except SolverError as error:
-        if time_limit is not None or "time_limit" not in str(error):
+        answer = solve(description, route, **(options | {"time_limit": limit}))
+    except OutOfTime:
+        if time_limit is not None:
             raise
-        raise SolverError(
-            f"no equilibrium found in {limit:g} s (MIP Nash, as the game is "
-            f"{'general-sum' if game.num_players == 2 else f'for {game.num_players} players'}); "
-            "give --time-limit SECONDS to search longer, or try --backend scip"
+        raise OutOfTime(
+            f"no equilibrium found in {limit:g} s (MIP Nash, as {reasons[0].split(': ', 1)[-1]}); give "
+            "--time-limit SECONDS to search longer, or try --backend scip"
         ) from None
+    answer.plan = reasons + list(answer.plan)
+    return answer

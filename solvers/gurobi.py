@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ..models.errors import SolverError
+from ..models.errors import SolveFailed, SolverError
 from .base import Backend, Capabilities, is_mip, register
 from .results import Solution, Status
 
@@ -102,7 +102,7 @@ def solve_gurobi(
                     f"{problem.num_cols} columns; the pip license admits "
                     f"{RESTRICTED[0]} of each)"
                 ) from exc
-            raise SolverError(f"backend 'gurobi': {exc}") from exc
+            raise SolveFailed(f"backend 'gurobi': {exc}") from exc
         t3 = time.perf_counter()
         status = _STATUS.get(m.Status, Status.UNKNOWN)
         values = duals = objective = dual_objective = None

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..models.errors import SolverError
+from ..models.errors import SolveFailed
 from .results import Solution
 
 #: Seconds past its time limit that a child has to hand back its values before it is
@@ -83,9 +83,9 @@ def call_in_child(work: Callable[[], None], what: str) -> None:
             child.join()
         receive.close()
     if not outcome:
-        raise SolverError(f"{what} failed: its process ended with exit {child.exitcode}")
+        raise SolveFailed(f"{what} failed: its process ended with exit {child.exitcode}")
     if outcome[0] is not None:
-        raise SolverError(f"{what} failed: {outcome[0]}")
+        raise SolveFailed(f"{what} failed: {outcome[0]}")
 
 
 def solve_in_child(solve: Callable[[], Solution], model: Any, time_limit: float | None, name: str) -> Solution:
@@ -142,15 +142,15 @@ def solve_in_child(solve: Callable[[], Solution], model: Any, time_limit: float 
         said.close()
     if hung:
         why = f" ({last[-1]})" if last else ""
-        raise SolverError(f"backend {name} did not return within the time limit on this program{why}")
+        raise SolveFailed(f"backend {name} did not return within the time limit on this program{why}")
     if outcome is None:
         why = f": {last[-1]}" if last else ""
-        raise SolverError(
+        raise SolveFailed(
             f"backend {name} aborted on this program (exit {child.exitcode}{why}), a fault inside the solver"
         )
     kind, result, values = outcome
     if kind == "error":
-        raise SolverError(result)
+        raise SolveFailed(result)
     for var, value in zip(variables, values):
         if not var.fixed:
             var.set_value(value, skip_validation=True)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models.errors import SolverError
+from ..models.errors import SolveFailed, SolverError
 from .base import Backend, Capabilities, is_mip, register
 from .highs import write_with_highs
 from .results import Solution, Status
@@ -128,12 +128,12 @@ def solve_ortools(
         code = f"import json; from equilibria.solvers.ortools import _worker; _worker(*json.loads({args!r}))"
         run = subprocess.run([sys.executable, "-c", code], capture_output=not verbose, text=True)
         if run.returncode != 0 or not os.path.exists(out):
-            raise SolverError(f"backend 'ortools' failed: {(run.stderr or '').strip().splitlines()[-1:]}")
+            raise SolveFailed(f"backend 'ortools' failed: {(run.stderr or '').strip().splitlines()[-1:]}")
         with np.load(out) as data:
             got = {k: data[k] for k in data.files}
     t2 = time.perf_counter()
     if int(got["result"]) < 0:
-        raise SolverError(f"backend 'ortools': {got['message']}")
+        raise SolveFailed(f"backend 'ortools': {got['message']}")
     name = str(got["name"])
     status = _STATUS.get(name, Status.UNKNOWN)
     if name == "FEASIBLE":  # a point without proof of optimality: stopped by the time limit if one was set

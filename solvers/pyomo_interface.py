@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..models.errors import EquilibriaError, SolverError
+from ..models.errors import EquilibriaError, SolveFailed, SolverError
 from .results import Solution, Status
 
 #: Pyomo TerminationCondition (as text) -> Status
@@ -99,7 +99,7 @@ def solve_with_solver_factory(
         text = " ".join(str(exc).split()) or type(exc).__name__
         beyond = any(word in text.lower() for word in LICENSE_WORDS)
         what = "the model is beyond its license's size" if beyond else "it failed"
-        raise SolverError(f"solver '{name}': {what}: {text}") from exc
+        raise SolveFailed(f"solver '{name}': {what}: {text}") from exc
     finally:
         if placeholder is not None:
             model.del_component(placeholder)

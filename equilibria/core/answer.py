@@ -79,6 +79,8 @@ class Answer:
     zero_sum: bool = True
     payoff_sum: float = 0.0
     plan: list[str] = field(default_factory=list)
+    #: what the command did beside the answer (files written), printed after it
+    notes: list[str] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)  # a word outside the vocabulary is a bug: it raises

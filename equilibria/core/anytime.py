@@ -79,6 +79,18 @@ def rounds_table(rounds: list[Round]) -> list[dict]:
     return [r.row() for r in rounds]
 
 
+def rounds_lines(curve: list[dict]) -> list[str]:
+    """One line per round of an anytime program: what it solved and what its answer is worth."""
+    lines = []
+    for entry in curve:
+        got = entry["certified_nash_conv"]
+        box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
+        grid = f" ({entry['breakpoints']} breakpoints{box})" if entry["breakpoints"] else ""
+        result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
+        lines.append(f"round {entry['round']:<9} {entry['phase']}{grid}: {result}, {entry['seconds']:.2f} s")
+    return lines
+
+
 def first_box(nash_conv: float) -> float:
     """Half-width of the first box around a profile with this certified NashConv: a
     profile within ``d`` of an equilibrium loses about ``d`` (or ``d**2``), so the box
@@ -113,6 +125,7 @@ __all__ = [
     "Round",
     "TimeLimitReached",
     "first_box",
+    "rounds_lines",
     "rounds_table",
     "seed_profile",
 ]

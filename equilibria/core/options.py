@@ -279,42 +279,53 @@ def checked_options(route: str, options_class: type[RouteOptions], given: dict[s
 # --------------------------------------------------------------------------- the command line
 
 
-def add_arguments(parser: argparse.ArgumentParser, route: str, options_class: type[RouteOptions]) -> None:
-    """A flag per option of ``options_class`` on ``parser``; each stores into
-    ``option_NAME`` only when given (the route's own default applies otherwise)."""
+def add_arguments(
+    parser: argparse.ArgumentParser, route: str, options_class: type[RouteOptions], skip: tuple[str, ...] = ()
+) -> None:
+    """A flag per option of ``options_class`` (but those in ``skip``) on ``parser``; each
+    stores into ``option_NAME`` only when given (the route's own default applies otherwise)."""
     for spec in option_specs(options_class).values():
+        if spec.name in skip:
+            continue
         dest = f"option_{spec.name}"
         default = spec.default
-        says = spec.help + (f" (default {default})" if default not in (None, False) and not spec.negates else "")
+        says = spec.help + (f" (default {default})" if default not in (None, False) else "")
         if spec.bases == (bool,) and not spec.choices:
-            if spec.negates or default is True:
-                flag = spec.flag if spec.negates else "--no-" + spec.flag[2:]
+            if spec.negates:
+                parser.add_argument(spec.flag, dest=dest, action="store_false", default=None, help=spec.help)
+            elif default is True:
+                says = f"{spec.help} (on by default; this flag turns it off)"
+                flag = "--no-" + spec.flag[2:]
                 parser.add_argument(flag, dest=dest, action="store_false", default=None, help=says)
             else:
                 parser.add_argument(spec.flag, dest=dest, action="store_true", default=None, help=says)
             continue
+        only_choices = bool(spec.choices) and not spec.bases
         parser.add_argument(
             spec.flag,
             dest=dest,
             type=_argparse_type(route, spec),
+            choices=spec.choices if only_choices else None,
             default=None,
-            metavar=_metavar(spec),
+            metavar=None if only_choices else spec.name.upper(),
             help=says,
         )
 
 
-def _metavar(spec: OptionSpec) -> str:
-    if spec.choices and not spec.bases:
-        return "{" + ",".join(str(c) for c in spec.choices) + "}"
-    return spec.name.upper()
-
-
 def _argparse_type(route: str, spec: OptionSpec) -> Callable[[str], Any]:
+    """An argparse type reading a flag's text as the option takes it. A word outside a
+    ``Literal`` is left to argparse's own ``choices`` check (its message lists them)."""
+
     def parse(text: str) -> Any:
+        if spec.choices and not spec.bases:
+            return next((c for c in spec.choices if str(c) == text.strip()), text)
         try:
             return value_from_text(route, spec, text)
-        except EquilibriaError as exc:
-            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"route '{route}': ")) from None
+        except checks.OptionError as exc:
+            reason = str(exc).removeprefix(f"route '{route}': ").removeprefix(f"{spec.name} ")
+            if reason.startswith("option "):  # not read at all
+                raise argparse.ArgumentTypeError(f"'{text:.40}' is not {spec.describe()}") from None
+            raise argparse.ArgumentTypeError(f"'{text:.40}': {reason.rsplit(', not ', 1)[0]}") from None
 
     parse.__name__ = spec.name
     return parse

@@ -30,6 +30,14 @@ DEFAULT_CELLS = 4000
 class LPOptions(RouteOptions):
     """The ``lp`` route's options (see :func:`equilibria.routes.lp.solve_sequence_form`)."""
 
+    backend: str = field(
+        default="auto",
+        metadata={
+            "help": "the solver backend: highs, clarabel, scip, pyomo:NAME, ... (see 'equilibria backends'), or "
+            "auto: chosen by the LP's size and printed"
+        },
+    )
+
     method: str | None = field(
         default=None,
         metadata={
@@ -60,7 +68,7 @@ class LPOptions(RouteOptions):
 
     def validate(self) -> None:
         if self.algorithm != "lp":
-            given = [name for name in ("both_lps", "method") if getattr(self, name)]
+            given = [flag for flag, name in (("--both-lps", "both_lps"), ("--method", "method")) if getattr(self, name)]
             if given:
                 raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
 
@@ -178,7 +186,8 @@ class ThresholdOptions(RouteOptions):
     model: str | None = field(
         default=None,
         metadata={
-            "help": "the qualitative model: a name the game ships, a JSON file, or auto (found from the game)",
+            "help": "a model shipped with the game (default 'standard'), a .json file, or 'auto' (found from "
+            "the game's discretised equilibrium, two players); give it again for several models of which one holds",
             "objects": "a ParametricModel",
         },
     )
@@ -188,15 +197,23 @@ class ThresholdOptions(RouteOptions):
     )
     join: Join | None = field(
         default=None,
-        metadata={"help": "how several models are solved: one-program (default) or separate programs"},
+        metadata={
+            "help": "several models: one program through their common US-refinement (default), or each model's "
+            "program in worker processes, the first feasible answering; without a model, every model the game ships"
+        },
     )
     refinement: str | None = field(
         default=None,
-        metadata={"help": "the models' common US-refinement (found when not given)", "objects": "a ParametricModel"},
+        metadata={
+            "help": "the models' common US-refinement (a model name or .json file; default: the coarsest, found)",
+            "objects": "a ParametricModel",
+        },
     )
     indicators: Indicators | None = field(
         default=None,
-        metadata={"help": "indicator constraints: native (SCIP), bigm (default otherwise) or hull"},
+        metadata={
+            "help": "how indicator constraints reach the solver (default: native for scip without SOS2 sets, else bigm)"
+        },
     )
     cells: int = field(
         default=DEFAULT_CELLS,
@@ -208,11 +225,14 @@ class ThresholdOptions(RouteOptions):
     )
     certificate: ThresholdCertificate = field(
         default="exact",
-        metadata={"help": "continuous signals: exact best responses (with the cells beside), or the cells alone"},
+        metadata={"help": "continuous signals: exact best responses in the continuous game, or on the cells of cells"},
     )
     select: Select = field(
         default="any",
-        metadata={"help": "any (feasibility), lowest or highest sum of thresholds"},
+        metadata={
+            "help": "which conforming equilibrium: any (feasibility), or the lowest / highest thresholds (the "
+            "same answer from every solver)"
+        },
     )
     min_width: float = field(
         default=0.0, metadata={"help": "every region at least this wide (signal units)", "range": "nonnegative"}
@@ -220,7 +240,9 @@ class ThresholdOptions(RouteOptions):
     epsilon: float | None = field(
         default=None,
         metadata={
-            "help": "three or more players: the promised (continuous) or certified (finite, in rounds) NashConv",
+            "help": "three or more players: the certified NashConv to reach (finite signals: rounds refine the "
+            "answer until the exact certificate meets it; continuous signals: the promised bound); default 0.05 "
+            "unless breakpoints is given alone",
             "range": "positive",
         },
     )
@@ -235,7 +257,10 @@ class ThresholdOptions(RouteOptions):
     mccormick: bool = field(default=False, metadata={"help": "add McCormick envelope cuts to the products"})
     every_signal: bool | None = field(
         default=None,
-        metadata={"help": "every finite signal prefers its side's plan at each threshold (default: three players+)"},
+        metadata={
+            "help": "finite signals: every signal must prefer its region's plan to every other plan (a feasible "
+            "answer is then an equilibrium whatever the model; default: on with three or more players)"
+        },
     )
     extensive_check: bool = field(default=True, metadata={"help": "certify finite answers in the extensive form"})
     workers: int = field(

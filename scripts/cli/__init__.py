@@ -32,7 +32,7 @@ from typing import Any
 
 from ..interrupts import SIGNALLED, WATCHING, exit_status, interrupted
 from . import games, nash, routes, show, solve, sweep, threshold
-from .common import FIRST_ORDER, HELD_REPORT, Parser, one_line, version_text
+from .common import HELD_REPORT, Parser, one_line, version_text
 from .progress import c_stdout_to_stderr, progress_shown
 
 
@@ -176,4 +176,4 @@ def main(argv: list[str] | None = None) -> int:
         return exit_status()
 
 
-__all__ = ["FIRST_ORDER", "build_parser", "main", "one_line"]
+__all__ = ["build_parser", "main", "one_line"]

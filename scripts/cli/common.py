@@ -59,7 +59,7 @@ def print_answer(answer: Any, args: argparse.Namespace) -> None:
     if args.json:
         print(answer.to_json(), file=report)
         return
-    for line in answer.report_lines():
+    for line in [*answer.report_lines(), *answer.notes]:
         print(line, file=report)
     if args.strategy_out:
         print(f"strategies      written to {args.strategy_out}", file=report)
@@ -90,17 +90,6 @@ def plural(count: int, noun: str) -> str:
     return wording_plural(count, noun)
 
 
-def print_certificate(answer: Any) -> None:
-    """The lines every route prints: value, certificate, bounds, status."""
-    for line in answer.certificate_lines():
-        print(line)
-    if answer.status == "stalled":
-        print(
-            "                the exploitability falls too slowly for the target: at its rate the target "
-            "needs over 1,000 times the iterations run; the best certified strategies are above"
-        )
-
-
 def usage_error(message: str) -> Exception:
     from ...models.errors import EquilibriaError
 
@@ -112,12 +101,6 @@ GAME_HELP = (
     "a Gambit .efg file, a rules file PATH.py[:key=value,...] (Python, run with your rights: "
     "read one from others first), or openspiel:GAME"
 )
-
-
-METHOD_HELP = "one of the backend's solvers where it has several (OR-Tools: scip or cp_sat)"
-
-
-TIME_LIMIT_HELP = "seconds for the whole command (build, every solve, the certificate); exit 2 when reached"
 
 
 RULE_HELP = (
@@ -146,53 +129,10 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def add_product_options(p: argparse.ArgumentParser, epsilon_help: str, factors: str) -> None:
-    """--epsilon, --breakpoints and --products: how a program writes products of weights."""
-    p.add_argument("--epsilon", type=number_type("positive"), default=None, help=epsilon_help)
-    p.add_argument(
-        "--breakpoints",
-        type=number_type("breakpoints"),
-        default=None,
-        help="points per piecewise-linear square (at least 2; default: the fewest that keep --epsilon, "
-        "or 9 in the first round of a threshold program with finite signals)",
-    )
-    p.add_argument(
-        "--products",
-        choices=("sos2", "cc", "incremental", "log", "dlog", "exact"),
-        default=None,
-        help=f"how products of {factors} are written (default log; exact: bilinear, for SCIP)",
-    )
-
-
-def add_rounds_option(p: argparse.ArgumentParser, where: str) -> None:
-    """--rounds: the most rounds of refinement an approximate program gets."""
-    p.add_argument(
-        "--rounds",
-        type=number_type("count"),
-        default=None,
-        help=f"{where}: the most rounds of refinement towards --epsilon (default 40; 1 with --breakpoints alone)",
-    )
-
-
-def print_rounds(curve: list[dict]) -> None:
-    """One line per round of an anytime program: what it solved and what its answer is worth."""
-    for entry in curve:
-        got = entry["certified_nash_conv"]
-        box = "" if entry["box"] is None else f", box +-{entry['box']:.2g}"
-        grid = f" ({entry['breakpoints']} breakpoints{box})" if entry["breakpoints"] else ""
-        result = entry["status"] if got is None else f"certified NashConv {got:.3e}"
-        print(f"round {entry['round']:<9} {entry['phase']}{grid}: {result}, {entry['seconds']:.2f} s")
-
-
 DOMINATED_HELP = (
     "remove dominated actions first (every payoff below the action worse than every payoff below another "
     "action of its information set, iterated); strategies are lifted back and certified"
 )
-
-
-#: The first-order algorithms (``solvers.first_order.ALGORITHMS``), named here so that
-#: parsing the command line imports no numerical code.
-FIRST_ORDER = ("cfr+", "pcfr+", "dcfr", "mirror-prox")
 
 
 def number_type(kind: str) -> Callable[[str], float | int]:

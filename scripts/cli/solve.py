@@ -8,7 +8,6 @@ from typing import Any
 
 from .common import (
     DOMINATED_HELP,
-    FIRST_ORDER,
     GAME_HELP,
     RULE_HELP,
     check_program_target,
@@ -18,46 +17,40 @@ from .common import (
     text_type,
     usage_error,
 )
+from .routes import add_answer_arguments
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from ...core.options import given_options
     from ...core.skeleton import solve
 
-    options = dict(
-        backend=args.backend or "auto",
-        method=args.method,
-        time_limit=args.time_limit,
-        target_exploitability=args.target_exploitability,
-        verbose=args.verbose,
-        algorithm=args.algorithm,
-        iterations=args.iterations,
-        eliminate_dominated=args.eliminate_dominated,
-    )
-    if args.algorithm != "lp":
-        given = [flag for flag, on in (("--both-lps", args.both_lps), ("--method", args.method)) if on]
-        if args.backend is not None:
-            given.append("--backend")
-        if given:
-            raise usage_error(f"{given[0]} applies to the LP, not to {args.algorithm}")
+    options = given_options(args)
+    algorithm = options.get("algorithm", "lp")
+    if algorithm != "lp" and "backend" in options:
+        raise usage_error(f"--backend applies to the LP, not to {algorithm}")
     check_strategy_target(args)
     if args.shrink and args.no_shrink:
         raise usage_error("--shrink and --no-shrink exclude each other")
     if not args.shrink:
-        for flag, given in (("--compact", args.compact), ("--threshold", args.threshold), ("--rule", args.rule)):
-            if given and given != "lossless":
+        for name in ("compact", "threshold", "rule"):
+            if options.get(name) not in (None, False, "lossless"):
+                flag = "--" + name
                 raise usage_error(f"{flag} needs --shrink" + (" --rule none" if flag == "--compact" else ""))
+    options.setdefault("backend", "auto")
     # strategies written per information set of the full game: GameShrink's are lifted onto its tree
     lift = bool(args.strategy_out)
     if args.shrink:
-        answer = solve(
-            args.game, "shrink", threshold=args.threshold, rule=args.rule, compact=args.compact, lift=lift, **options
-        )
+        answer = solve(args.game, "shrink", lift=lift, **options)
     elif args.no_shrink:
-        answer = solve(args.game, "lp", both_lps=args.both_lps, **options)
+        answer = solve(args.game, "lp", **{k: v for k, v in options.items() if k not in SHRINK_ONLY})
     else:  # the route is chosen (equilibria.core.plan)
-        answer = solve(args.game, "auto", both_lps=args.both_lps, lift=lift, **options)
+        answer = solve(args.game, "auto", lift=lift, **options)
     print_answer(answer, args)
     return 0
+
+
+#: Options of GameShrink's route the tree's LP does not take.
+SHRINK_ONLY = ("threshold", "rule", "compact", "lift")
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
@@ -94,60 +87,29 @@ def cmd_shrink(args: argparse.Namespace) -> int:
 
 
 def add_solve(sub: Any) -> None:
-    """The ``solve`` command's arguments."""
+    """The ``solve`` command: a flag per option of the LP routes (``ShrinkOptions``, whose
+    GameShrink options need ``--shrink``), and the choice of route."""
+    from ...core.options import add_arguments
+    from ...routes.options import ShrinkOptions
+
     p = sub.add_parser(
         "solve",
-        help="solve a two-player zero-sum game by the sequence-form LP",
-        description="Solve a two-player zero-sum game by the sequence-form LP. Without flags the abstraction "
-        "(lossless GameShrink for games with ordered signals), the formulation and the backend (by the LP's "
-        "size) are chosen by a fixed rule, printed with the answer; any flag given is kept.",
+        help="solve a game: the sequence-form LP for two-player zero-sum games, MIP Nash for the others",
+        description="Solve a game. Without flags the route (MIP Nash for general-sum and n-player games; for "
+        "two-player zero-sum games lossless GameShrink where signals are ordered, the sequence-form LP "
+        "otherwise), the formulation and the backend (by the LP's size) are chosen by a fixed rule, printed "
+        "with the answer; any flag given is kept.",
     )
     p.add_argument("game", help=GAME_HELP)
+    add_arguments(p, "shrink", ShrinkOptions, skip=("lift", "compact"))
     p.add_argument(
-        "--backend",
-        type=text_type,
+        "--compact",
+        dest="option_compact",
+        action="store_true",
         default=None,
-        help="highs, clarabel, scip, pyomo:NAME, ... (default: auto, chosen by the LP's size and printed)",
+        help="with --shrink --rule none: the LP with fold and showdown payoffs through sum and prefix-sum "
+        "variables (O(k) nonzeros per betting terminal and board instead of O(k^2))",
     )
-    p.add_argument(
-        "--method",
-        type=text_type,
-        dest="method",
-        default=None,
-        help="HiGHS algorithm (implies --backend highs): simplex, ipx, ipm, pdlp or concurrent "
-        "(simplex and IPX race); default: by the LP's shape",
-    )
-    p.add_argument(
-        "--time-limit",
-        type=number_type("positive"),
-        default=None,
-        help="seconds for the solver; the best certified strategies so far are returned",
-    )
-    p.add_argument(
-        "--target-exploitability",
-        type=number_type("positive"),
-        default=None,
-        metavar="EPS",
-        help="stop as soon as the certified exploitability is at most EPS",
-    )
-    p.add_argument(
-        "--algorithm",
-        choices=("lp",) + FIRST_ORDER,
-        default="lp",
-        help="lp (default: the sequence-form LP, solved exactly) or a first-order method on the saddle point "
-        "(cfr+, pcfr+, dcfr, mirror-prox: anytime, needs --target-exploitability, --time-limit or --iterations)",
-    )
-    p.add_argument(
-        "--iterations",
-        type=number_type("count"),
-        default=None,
-        help="with a first-order --algorithm: iterations at most",
-    )
-    p.add_argument("--eliminate-dominated", action="store_true", help=DOMINATED_HELP)
-    p.add_argument("--both-lps", action="store_true", help="solve player 2's LP instead of reading duals")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--strategy-out", type=text_type, metavar="FILE.csv", help="write both strategies as CSV")
-    p.add_argument("--verbose", action="store_true", help="show the solver's log")
     p.add_argument(
         "--shrink",
         action="store_true",
@@ -157,16 +119,7 @@ def add_solve(sub: Any) -> None:
     p.add_argument(
         "--no-shrink", action="store_true", help="solve the game's tree directly, even when it has ordered signals"
     )
-    p.add_argument(
-        "--threshold", type=number_type("nonnegative"), default=0.0, help="with --shrink: lossy GameShrink threshold"
-    )
-    p.add_argument("--rule", choices=("lossless", "published", "none"), default="lossless", help=RULE_HELP)
-    p.add_argument(
-        "--compact",
-        action="store_true",
-        help="with --shrink --rule none: the LP with fold and showdown payoffs through sum and prefix-sum "
-        "variables (O(k) nonzeros per betting terminal and board instead of O(k^2))",
-    )
+    add_answer_arguments(p)
     p.set_defaults(func=cmd_solve)
 
 

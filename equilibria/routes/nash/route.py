@@ -24,7 +24,8 @@ from typing import Any, cast
 import numpy as np
 
 from ...core.answer import Answer
-from ...core.anytime import rounds_table
+from ...core.anytime import rounds_lines, rounds_table
+from ...core.deadline import OutOfTime
 from ...core.skeleton import Steps
 from ...formulations.linear_program import LinearProgram
 from ...formulations.mip_nash import (
@@ -48,6 +49,7 @@ from ...models.normal_form import NormalFormGame
 from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.strategy import behavior_from_realization
+from ...models.wording import fixed
 from ...solvers import Status, solve, solve_model
 from ..options import NashOptions
 from .rounds import solve_rounds
@@ -124,6 +126,68 @@ class NashSolution(Answer):
                 )
             out.append({"player": p + 1, "name": game.player_names[p], "infosets": infosets})
         return out
+
+    def report_lines(self) -> list[str]:
+        """The answer as ``equilibria nash`` prints it: the profile, payoffs, exact regrets,
+        the rounds, what the program promised and proved, its size and the seconds."""
+        lines = [f"game            {self.game_name}" + ("" if not self.zero_sum else "  (zero-sum)")]
+        lines.append(f"program         MIP Nash formulation {self.formulation}, objective {self.objective}")
+        lines += self._profile_lines()
+        lines.append("payoffs         " + ", ".join(f"{fixed(v, 9)}" for v in self.payoffs or []))
+        regrets = ", ".join(f"{r:.3e}" for r in self.regrets)
+        lines.append(f"regrets         {regrets}  (exact best responses; NashConv {self.nash_conv:.3e})")
+        if self.published_family is not None:
+            first, second = self.published_family.lines()
+            lines += [f"family          {first}", f"                {second}"]
+        lines += rounds_lines(self.curve or [])
+        if self.from_seed:
+            lines.append("answer          the CFR+ seed: it met epsilon, and no round's program gave a profile as good")
+        lines += self._bound_lines()
+        sizes = self.sizes
+        lines.append(
+            f"program size    {sizes['rows']} rows, {sizes['columns']} columns, {sizes['binaries']} binaries"
+            + (f", {sizes['sos2']} SOS2 sets" if sizes.get("sos2") else "")
+        )
+        lines.append(f"status          {self.status} ({self.backend})")
+        lines.append("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
+        return lines
+
+    def _profile_lines(self) -> list[str]:
+        lines = []
+        for entry in self.profile():
+            p = entry["player"] - 1
+            if self.mixed is not None and self.normal_form is not None:
+                names = self.normal_form.strategy_names[p]
+                parts = [f"{n} {w:.6f}" for n, w in zip(names, self.mixed[p]) if w > 1e-9]
+                lines.append(f"player {p + 1} ({entry['name']}): " + ", ".join(parts))
+                continue
+            lines.append(f"player {p + 1} ({entry['name']})")
+            for info in entry["infosets"]:
+                line = ", ".join(f"{a} {w:.6f}" for a, w in zip(info["actions"], info["probabilities"]))
+                lines.append(f"  {info['infoset']:>4}  {info['label']}: {line}")
+        return lines
+
+    def _bound_lines(self) -> list[str]:
+        lines = []
+        if self.num_products:
+            detail = (
+                "exact (bilinear)" if self.products == "exact" else f"{self.products}, {self.breakpoints} breakpoints"
+            )
+            at_answer = "" if self.bound_at_answer is None else f", proven at the answer <= {self.bound_at_answer:.3e}"
+            lines.append(
+                f"products        {self.num_products} of the others' weights, {detail}; "
+                f"promised NashConv <= {self.promised_nash_conv:.3e}{at_answer}"
+            )
+        if self.formulation == 1 and self.objective != "any" and self.objective_value is not None:
+            bound = "" if self.best_bound is None else f"; the solver's bound on it {fixed(self.best_bound, 9)}"
+            lines.append(f"objective       {self.objective} {fixed(self.objective_value, 9)}{bound}")
+        if self.proven_bound is not None:
+            lines.append(
+                f"proven bound    sum of regrets <= {self.proven_bound:.3e} (from the objective "
+                f"{self.objective_value:.3e}"
+                + (f" and the products' {self.promised_nash_conv:.3e})" if self.promised_nash_conv else ")")
+            )
+        return lines
 
     def details(self) -> dict:
         """Formulation, objective, regrets, bounds and the profile (JSON)."""
@@ -322,6 +386,8 @@ def _solve_nash(
             f"(every finite game has an equilibrium): no answer ({sol.message})"
         )
     if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
+        if sol.status == Status.TIME_LIMIT:
+            raise OutOfTime(f"MIP Nash: backend {backend} found no profile within the time limit of {time_limit:g} s")
         raise SolveFailed(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
     plans = seed_plans if seed_plans is not None else read_profile(lp, x)[0]
     behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(players)]

@@ -13,12 +13,10 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from ...core.answer import Answer
 from ...core.skeleton import Steps
 from ...formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
 from ...instances.bayesian_games import model_sets, resolve_model, standard_models
@@ -32,133 +30,9 @@ from ...models.sequence import SequenceForm
 from ...models.threshold_best_response import threshold_exploitability
 from ...solvers import Status, default_indicators, get_backend, solve_model
 from ..options import DEFAULT_CELLS, ThresholdOptions
+from .answer import ThresholdSolution
 
 #: Cells of the discretisation on which continuous answers are verified.
-
-
-@dataclass(kw_only=True)
-class ThresholdSolution(Answer):
-    """The answer of a threshold program and its certificate.
-
-    ``thresholds[p]`` lists player p's thresholds ascending, in signal units (for finite
-    signals ``1..n``, signal ``j`` spans ``[j-1, j]``); ``cdf[p]`` the same thresholds as
-    player p's CDF values. ``strategies[p]`` is an array (signals or cells, plans) of plan
-    probabilities. ``value`` is player 1's expected payoff; the certificate is exact for
-    finite signals (computed in the equivalent extensive-form game, whose behaviour
-    strategies are ``behaviors``) and, for continuous signals, exact in the continuous
-    game (:mod:`equilibria.models.threshold_best_response`), or measured on
-    ``verification["cells"]`` equal cells when that certificate was asked for.
-    """
-
-    game: BayesianGame
-    model: ParametricModel
-    program: ThresholdProgram | None  # None: thresholds read from a discretisation, no program solved
-    thresholds: tuple[list[float], ...]
-    cdf: tuple[list[float], ...]
-    strategies: list[np.ndarray]
-    verification: dict
-    indicators: str
-    join: dict | None = None
-    curve: list[dict] | None = None
-    choice: str | None = None
-    bound_at_answer: float | None = None
-    note: str | None = None  # how the answer came about, when not as asked
-    discovery: dict | None = None  # model "auto": what was tried, and the shipped models' relation
-    target_nash_conv: float | None = None  # thresholds read without a program: the NashConv aimed at
-
-    def looseness(self) -> str:
-        """What a program that checks only its thresholds left free, in words: regions
-        of width zero, or signals inside a region that gain by another plan."""
-        empty = [row for row in self.region_table() if row["to"] - row["from"] <= 1e-9]
-        if empty:
-            row = empty[0]
-            return f"player {row['player']}'s region {row['region']} ({row['plan']}) is empty"
-        return "every region has width, but signals inside some region gain by another plan"
-
-    @property
-    def is_equilibrium(self) -> bool:
-        """False when the verification finds the strategies exploitable (beyond 1e-6, or
-        for a certificate on cells beyond the discretisation's own error): the model
-        admitted a solution that is no equilibrium (typically with empty regions), so the
-        model does not describe this game's equilibria."""
-        cells = self.verification.get("cells")
-        tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells**2)
-        if self.program is None:
-            return self.nash_conv is not None and self.nash_conv <= (self.target_nash_conv or 0.0) + tolerance
-        if self.program.num_products:
-            # an approximate program promises NashConv within promised_epsilon
-            return self.nash_conv is not None and self.nash_conv <= self.program.promised_epsilon + tolerance
-        return self.exploitability is not None and self.exploitability <= tolerance
-
-    def strategy_table(self) -> Any:
-        """The behaviour strategies in the equivalent extensive-form game when the answer
-        was certified there (finite signals); for continuous signals, whose strategies are
-        functions of the signal, the regions as a DataFrame (:meth:`region_table`)."""
-        if self.behaviors is not None:
-            return super().strategy_table()
-        import pandas as pd
-
-        return pd.DataFrame(self.region_table())
-
-    def region_table(self) -> list[dict]:
-        """One row per player and region: plan in words and signal interval."""
-        rows = []
-        lo, hi = float(self.game.breakpoints[0]), float(self.game.breakpoints[-1])
-        for p in range(self.game.num_players):
-            bounds = [lo] + list(self.thresholds[p]) + [hi]
-            for j, q in enumerate(self.model.plan_indices(self.game)[p]):
-                rows.append(
-                    {
-                        "player": p + 1,
-                        "region": j + 1,
-                        "from": bounds[j],
-                        "to": bounds[j + 1],
-                        "plan": self.game.tree.plan_text(p, q),
-                    }
-                )
-        return rows
-
-    def details(self) -> dict:
-        """Model, thresholds, regions and how the answer was verified."""
-        players = range(self.game.num_players)
-        program = self.program
-        shape = (
-            {
-                "products": program.products,
-                "breakpoints": program.breakpoints,
-                "epsilon": program.epsilon,
-                "promised_epsilon": program.promised_epsilon,
-                "num_products": program.num_products,
-            }
-            if program is not None
-            else {"target_nash_conv": self.target_nash_conv}
-        )
-        return {
-            "model": self.model.name,
-            "thresholds": {str(p + 1): list(map(float, self.thresholds[p])) for p in players},
-            "cdf_at_thresholds": {str(p + 1): list(map(float, self.cdf[p])) for p in players},
-            "regions": self.region_table(),
-            "is_equilibrium": self.is_equilibrium,
-            **({"note": self.note} if self.note else {}),
-            "verification": self.verification,
-            "indicators": self.indicators,
-            **shape,
-            "certified_epsilon": self.certified_epsilon,
-            **({"join": self.join} if self.join else {}),
-            **({"curve": self.curve, "rounds_run": len(self.curve)} if self.curve is not None else {}),
-            **({"bound_at_answer": self.bound_at_answer} if self.bound_at_answer is not None else {}),
-            **({"choice": self.choice} if self.choice else {}),
-            **({"discovery": self.discovery, "found_model": self.model.to_dict()} if self.discovery else {}),
-        }
-
-    @property
-    def certified_epsilon(self) -> float | None:
-        """The largest gain of one player from deviating, by exact best responses (the
-        epsilon of the epsilon-equilibrium the profile is)."""
-        cert = self.certificate
-        if cert is None:
-            return None
-        return float(np.max(np.asarray(cert.best_response_values) - np.asarray(cert.payoffs)))
 
 
 def solve_threshold(spec: Any, model: str | ParametricModel | None = None, **options: Any) -> ThresholdSolution:
