@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from importlib import resources
@@ -764,38 +764,36 @@ def load(spec: Any) -> ExtensiveGame:
     return describe(spec).view("extensive")
 
 
-def catalog() -> list[dict]:
+def catalog(route_views: Mapping[str, str] | None = None) -> list[dict]:
     """One row per registered game and bundled file: name, summary, parameters with
-    defaults, views and the routes those views allow."""
-    route_views = {"lp": "extensive", "shrink": "ordered", "threshold": "signal"}
+    defaults, views and, given ``route_views`` (each route's view, alternatives joined by
+    ``|``: the registry of routes), the routes those views allow."""
     rows = []
     for e in entries().values():
         views = list(e.views)
         if "extensive" not in views and "signal" in views:
             views.insert(0, "extensive (cards=N)")
         rows.append(
-            {
-                "name": e.name,
-                "summary": e.summary,
-                "parameters": {n: p.default for n, p in e.parameters.items()},
-                "views": views,
-                "routes": [
-                    r for r, v in route_views.items() if v in e.views or (v == "extensive" and "signal" in e.views)
-                ],
-            }
+            {"name": e.name, "summary": e.summary, "parameters": {n: p.default for n, p in e.parameters.items()}}
+            | {"views": views}
+            | _routes(e.views, route_views)
         )
     for stem in sorted(bundled_files()):
         if stem not in entries():
             rows.append(
-                {
-                    "name": stem,
-                    "summary": f"bundled file {stem}.efg",
-                    "parameters": {},
-                    "views": ["extensive"],
-                    "routes": ["lp"],
-                }
+                {"name": stem, "summary": f"bundled file {stem}.efg", "parameters": {}, "views": ["extensive"]}
+                | _routes(("extensive",), route_views)
             )
     return rows
+
+
+def _routes(views: Sequence[str], route_views: Mapping[str, str] | None) -> dict[str, list[str]]:
+    """``{"routes": [...]}``: the routes whose view the game offers (a signal game offers
+    its extensive form too), or nothing without ``route_views``."""
+    if route_views is None:
+        return {}
+    offered = set(views) | ({"extensive"} if "signal" in views else set())
+    return {"routes": [r for r, v in route_views.items() if offered & set(v.split("|"))]}
 
 
 __all__ = [

@@ -1,9 +1,12 @@
-"""A new route is one module and one registration: the skeleton gives it the Python call,
-option checks, the backend check, progress, the certificate, a command with --json and
---time-limit, and sweeps. The route here (tests/support_route.py) enumerates supports."""
+"""A new route is its steps, its options and one registration: the skeleton gives it the
+Python call, option checks, the backend check, progress, the certificate, a command with
+--json and --time-limit, and sweeps. The route here is the example package of the
+tutorial (docs/examples/support-route), registered in this process; test_route_plugin.py
+installs it as a user would."""
 
 import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,10 +19,19 @@ from equilibria.models.nfg_io import write_nfg
 from equilibria.models.normal_form import NormalFormGame
 from equilibria.scripts.cli import main
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "support-route"
+
 
 @pytest.fixture(autouse=True)
-def support_route():
-    register_route("support", "normal", "tests.support_route:SupportEnumeration", "support enumeration (two players)")
+def support_route(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    register_route(
+        "support",
+        "normal",
+        "support_route.steps:SupportEnumeration",
+        "support enumeration (two players)",
+        options="support_route.options:SupportOptions",
+    )
     yield
     del ROUTES["support"]
 
@@ -109,9 +121,10 @@ def test_the_command_is_made_from_the_options(rps, capsys):
 
 def test_the_command_refuses_bad_input_in_one_line(rps, capsys):
     for argv, words in [
-        (["support", rps, "--order", "middle"], "order of route 'support' is one of small-first, large-first"),
-        (["support", rps, "--largest", "two"], "largest of route 'support' is a whole number, not 'two'"),
-        (["support", rps, "--time-limit", "-1"], "time_limit must be above 0"),
+        (["support", rps, "--order", "middle"], "--order: invalid choice: 'middle' (choose from 'small-first'"),
+        (["support", rps, "--largest", "two"], "--largest: 'two' is not a whole number"),
+        (["support", rps, "--largest", "0"], "--largest: '0': must be a whole number of at least 1"),
+        (["support", rps, "--time-limit", "-1"], "--time-limit: '-1': must be above 0"),
         (["support", rps, "--backend", "nope"], "backend 'nope' is not available"),
         (["support", rps, "--strategy-out", "/missing/x.csv"], "folder /missing does not exist"),
     ]:

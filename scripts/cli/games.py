@@ -136,7 +136,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     from ...core.registry import routes
     from ...instances import catalog
 
-    rows = catalog()
+    rows = catalog({name: route.view for name, route in routes().items()})
     if getattr(args, "json", False):
         print(json.dumps(rows, indent=2))
         return 0

@@ -1,29 +1,21 @@
-"""A route written as a user would add one: support enumeration for two-player
-normal-form games, one feasibility LP per pair of equal-size supports, solved by the
-chosen backend. Everything else (options, backend check, view, certificate, command
-line, sweeps) comes from the route skeleton."""
+"""The ``support`` route's steps: one feasibility LP per pair of equal-size supports,
+solved by the chosen backend. Everything else (options, backend check, view, certificate,
+command line, sweeps) comes from the route skeleton."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from equilibria.core.skeleton import Outcome, RouteError, RouteOptions, Steps
+from equilibria.core.skeleton import Outcome, RouteError, Steps
 from equilibria.formulations.linear_program import Block, LinearProgram
 from equilibria.solvers import solve
 
-
-@dataclass(kw_only=True)
-class SupportOptions(RouteOptions):
-    largest: int | None = field(default=None, metadata={"help": "largest support size tried"})
-    order: Literal["small-first", "large-first"] = field(
-        default="small-first", metadata={"help": "which support sizes are tried first"}
-    )
+from .options import SupportOptions
 
 
 def _support_lp(payoff: np.ndarray, rows: tuple, cols: tuple) -> LinearProgram:
