@@ -45,7 +45,7 @@ def ours(spec: str, algorithm: str, target: float) -> tuple[int, float, float]:
     """Iterations and iteration seconds to ``target``, and the exploitability reached."""
     from equilibria.instances import load
     from equilibria.models.sequence import SequenceForm
-    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.first_order import solve_first_order
 
     sf = SequenceForm(load(spec))
     run = solve_first_order(sf, algorithm, target_exploitability=target, time_limit=MAX_SECONDS)

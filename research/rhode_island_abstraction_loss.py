@@ -33,7 +33,7 @@ def measure(game: str, rule: str, algorithm: str, seconds: float) -> dict:
     """Shrink ``game`` by ``rule``, run ``algorithm`` for ``seconds`` and certify its
     strategies in the shrunk and in the full game."""
     from equilibria.models.ordered_best_response import ordered_certificate
-    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.first_order import solve_first_order
     from equilibria.routes.shrink import shrink
 
     t0 = time.perf_counter()

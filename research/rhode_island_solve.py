@@ -54,7 +54,7 @@ def plot_curve(rows: list[dict], path: str, title: str) -> None:
 
 
 def _first_order(args: argparse.Namespace, t0: float) -> None:
-    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.first_order import solve_first_order
     from equilibria.routes.shrink import shrink
 
     report = shrink(args.game, rule=args.rule, build_lp=False)

@@ -99,7 +99,8 @@ def solve_with_solver_factory(
         text = " ".join(str(exc).split()) or type(exc).__name__
         beyond = any(word in text.lower() for word in LICENSE_WORDS)
         what = "the model is beyond its license's size" if beyond else "it failed"
-        raise SolveFailed(f"solver '{name}': {what}: {text}") from exc
+        # beyond a license's size is the input's fault (exit 2); any other failure is the run's
+        raise (SolverError if beyond else SolveFailed)(f"solver '{name}': {what}: {text}") from exc
     finally:
         if placeholder is not None:
             model.del_component(placeholder)

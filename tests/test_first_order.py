@@ -11,7 +11,7 @@ import pytest
 import equilibria
 from equilibria.models.best_response import certify, saddle_point_exploitability
 from equilibria.models.sequence import SequenceForm
-from equilibria.routes.lp import treeplexes
+from equilibria.routes.first_order import treeplexes
 from equilibria.routes.shrink import solve_shrunk
 from equilibria.solvers.first_order import ALGORITHMS, MirrorProxSolver
 from tests.conftest import run_cli
@@ -303,7 +303,7 @@ def test_predictive_cfr_plus_plays_what_liteefg_plays(game, openspiel_name, tmp_
 def test_predictive_cfr_plus_converges_faster_than_cfr_plus_on_kuhn():
     # the prediction pays on Kuhn poker: orders of magnitude after 1,000 iterations
     sf = SequenceForm(equilibria.load("kuhn"))
-    from equilibria.routes.lp import solve_first_order
+    from equilibria.routes.first_order import solve_first_order
 
     plain = solve_first_order(sf, "cfr+", iterations=1000).certificate.exploitability
     predictive = solve_first_order(sf, "pcfr+", iterations=1000).certificate.exploitability

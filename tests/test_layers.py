@@ -1,5 +1,6 @@
 """The package's layers, read from the source (imports inside functions count too): no
-import cycle, and the game layer imports nothing of the others."""
+import cycle, and each package imports only the packages its layer allows (:data:`LAYERS`,
+the table docs/architecture.md shows)."""
 
 import ast
 from pathlib import Path
@@ -13,6 +14,38 @@ FOLDERS = {
     "solvers": "equilibria.solvers",
     "instances": "equilibria.instances",
     "scripts": "equilibria.scripts",
+}
+
+
+#: Each package and the packages its modules may import besides its own. The first layers
+#: know no games' routes; the routes are named in the registry by text, so ``core`` does
+#: not import them; only the command line (``scripts``) and the package's lazy
+#: ``__init__`` import everything.
+LAYERS = {
+    "equilibria.models": (),
+    "equilibria.interop": ("equilibria.models",),
+    "equilibria.instances": ("equilibria.models", "equilibria.interop"),
+    "equilibria.formulations": ("equilibria.models",),
+    "equilibria.solvers": (
+        "equilibria.formulations",
+        "equilibria.models.errors",
+        "equilibria.models.output",
+        "equilibria.models.progress",
+        "equilibria.models.treeplex",
+        "equilibria.models.vocabulary",
+    ),
+    "equilibria.core": ("equilibria.models", "equilibria.interop", "equilibria.instances", "equilibria.solvers"),
+    "equilibria.routes": (
+        "equilibria.models",
+        "equilibria.interop",
+        "equilibria.instances",
+        "equilibria.formulations",
+        "equilibria.solvers",
+        "equilibria.core",
+    ),
+    "equilibria.sweep": ("equilibria.models", "equilibria.instances", "equilibria.core"),
+    "equilibria.presentation": ("equilibria.models",),
+    "equilibria.scripts": ("equilibria",),
 }
 
 
@@ -90,27 +123,25 @@ def test_no_import_cycle():
     assert cycles == []
 
 
-def test_the_game_layer_imports_no_other_layer():
-    for name, targets in _graph().items():
-        if name.startswith("equilibria.models"):
-            assert all(t.startswith("equilibria.models") for t in targets), (name, targets)
+def _layer(module: str) -> str | None:
+    return next((p for p in LAYERS if module == p or module.startswith(p + ".")), None)
 
 
-def test_the_solvers_know_no_games():
-    """Backends see matrices and Pyomo models; the first-order methods see treeplexes (a
-    player's strategy polytope), not games. Both may announce a long stage (writing a
-    large model) through models.progress, which knows no games either."""
-    allowed = {
-        "equilibria.models.errors",
-        "equilibria.models.output",
-        "equilibria.models.progress",
-        "equilibria.models.treeplex",
-        "equilibria.models.vocabulary",
-    }
-    for name, targets in _graph().items():
-        if name.startswith("equilibria.solvers"):
-            outside = {t for t in targets if not t.startswith(("equilibria.solvers", "equilibria.formulations"))}
-            assert outside <= allowed, (name, outside)
+def test_every_package_imports_only_what_its_layer_allows():
+    graph = _graph()
+    assert {_layer(m) for m in graph} - {None} == set(LAYERS), "a package of LAYERS has no module"
+    for name, targets in graph.items():
+        layer = _layer(name)
+        if layer is None:  # equilibria/__init__ (lazy exports) and __main__
+            continue
+        allowed = (layer, *LAYERS[layer])
+        outside = {t for t in targets if not any(t == a or t.startswith(a + ".") for a in allowed)}
+        assert not outside, (name, outside)
+
+
+def test_every_module_belongs_to_a_layer():
+    loose = {m for m in _graph() if _layer(m) is None}
+    assert loose <= {"equilibria", "equilibria.__main__"}, loose
 
 
 def test_parsing_a_command_line_loads_no_numerical_package():

@@ -567,10 +567,17 @@ def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
 
 
 def test_nash_rounds_time_limit_and_bad_rounds_are_one_line():
-    # no answer within the limit is the run ending without the answer asked for: exit 1
-    res = run_cli("nash", "kuhn:players=3", "--epsilon", "1e-9", "--time-limit", "2")
-    assert res.returncode == 1 and len(res.stderr.strip().splitlines()) == 1, res.stderr
-    assert "time limit" in res.stderr and "Traceback" not in res.stderr
+    # epsilon 1e-9 is out of reach in 2 s: the run ends with its best certified profile,
+    # status time_limit (exit 0), or, on a machine too slow to certify one, with no answer
+    # (exit 1, one line); which of the two depends on the machine, the contract does not
+    res = run_cli("nash", "kuhn:players=3", "--epsilon", "1e-9", "--time-limit", "2", "--json", "--quiet")
+    if res.returncode == 0:
+        answer = json.loads(res.stdout)
+        assert answer["status"] == "time_limit" and answer["nash_conv"] > 1e-9
+        assert "above epsilon 1e-09" in answer["reason"]
+    else:
+        assert res.returncode == 1 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, res.stderr
+        assert "time limit" in res.stderr
     res = run_cli("nash", "kuhn:players=3", "--breakpoints", "3", "--rounds", "2")
     assert res.returncode == 2 and "--rounds" in res.stderr and len(res.stderr.strip().splitlines()) == 1
     res = run_cli("nash", "kuhn:players=3", "--rounds", "0")

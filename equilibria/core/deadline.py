@@ -22,6 +22,24 @@ from contextlib import contextmanager
 
 from ..models.errors import NoAnswerError
 
+#: When the command that runs this process began (``time.perf_counter()``), set by the
+#: command line: a time limit then bounds the whole command, its imports and the game's
+#: reading included, not only the solve. None from Python: a limit counts from the call.
+command_started: float | None = None
+
+
+def deadline_for(time_limit: float | None) -> float | None:
+    """The ``time.perf_counter()`` value at which a run given ``time_limit`` must end."""
+    if time_limit is None:
+        return None
+    return (command_started if command_started is not None else time.perf_counter()) + time_limit
+
+
+def grace_for(time_limit: float | None) -> float:
+    """How long a step may run past the deadline before it is stopped: a fifth of the
+    limit, at most a second (time for a route to end with what it holds)."""
+    return 0.0 if time_limit is None else min(1.0, 0.2 * time_limit)
+
 
 class DeadlineExpired(BaseException):
     """The time limit passed while a step of the run was still working. A BaseException,
@@ -73,4 +91,4 @@ def enforced(deadline: float | None, grace: float = 0.0) -> Iterator[None]:
                 _raise_in(target, None)  # the block ended first: the request must not outlive it
 
 
-__all__ = ["DeadlineExpired", "OutOfTime", "enforced"]
+__all__ = ["DeadlineExpired", "OutOfTime", "command_started", "deadline_for", "enforced", "grace_for"]

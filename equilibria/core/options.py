@@ -200,7 +200,8 @@ def _read(base: type, text: str, spec: OptionSpec) -> Any:
             "off": False,
         }.get(text.lower(), _UNREAD)
     if base is int:
-        return int(text) if re.fullmatch(r"[+-]?\d+", text) else _UNREAD
+        # ASCII digits only (int() would also take '+3', '٣' and '1_0')
+        return int(text) if re.fullmatch(r"-?[0-9]+", text) else _UNREAD
     if base is float:
         number = checks.finite_from_text(text)
         return _UNREAD if number is None else number

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models.errors import NoAnswerError
 from ..models.progress import stage
-from .deadline import DeadlineExpired, OutOfTime, enforced
+from .deadline import DeadlineExpired, OutOfTime, deadline_for, enforced, grace_for
 from .options import RouteError, RouteOptions, checked_options
 from .registry import ROUTES, Route, get_route, load_plugins, register_route
 from .steps import Outcome, Steps
@@ -121,10 +121,10 @@ def solve(game: Any, route: str = "auto", **options: Any) -> Answer:
     :func:`equilibria.core.plan.choose` choose the route and the backend from the game; the
     answer's ``plan`` says what was chosen and why.
 
-    ``time_limit`` bounds the whole call: a step still working a grace after it (a quarter
-    of the limit, at most a second) is stopped (:mod:`equilibria.core.deadline`), and the
-    run ends with its best certified answer where its route holds one, else with
-    :class:`~equilibria.core.deadline.OutOfTime`.
+    ``time_limit`` bounds the whole call (from the command line, the whole command): a step
+    still working a grace after it (a fifth of the limit, at most a second) is stopped
+    (:mod:`equilibria.core.deadline`), and the run ends with its best certified answer
+    where its route holds one, else with :class:`~equilibria.core.deadline.OutOfTime`.
     """
     if route == "auto":
         from .plan import choose, finished
@@ -136,15 +136,14 @@ def solve(game: Any, route: str = "auto", **options: Any) -> Answer:
     r = get_route(route)
     options_class = r.options_class()
     opts = checked_options(route, options_class, options)
+    check_backend(r, opts.backend)  # from the registration: before the route's code is imported
     steps = r.steps()
-    check_backend(r, opts.backend)
     time_limit = opts.time_limit
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    # the routes stop at their own time limit between steps; a step that runs on past it
-    # (a large model being built) is stopped a grace later
-    grace = None if time_limit is None else min(1.0, 0.25 * time_limit)
+    deadline = deadline_for(time_limit)
     try:
-        with enforced(deadline, grace or 0.0):
+        # the routes stop at their own time limit between steps; a step that runs on past
+        # it (a large model being built) is stopped a grace later
+        with enforced(deadline, grace_for(time_limit)):
             return _run_route(r, steps, _description(game), opts, deadline)
     except DeadlineExpired:
         raise OutOfTime(f"the time limit of {time_limit:g} s was reached before the {route} route ended") from None

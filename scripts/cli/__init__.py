@@ -71,10 +71,24 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _run(argv: list[str] | None) -> int:
+    import time
+
+    from ...core import deadline
+
+    started = time.perf_counter()
+    args = build_parser(argv).parse_args(argv)
+    # --time-limit bounds the whole command (a sweep's limit is each cell's)
+    deadline.command_started = started if args.command != "sweep" else None
+    try:
+        return _command(args)
+    finally:
+        deadline.command_started = None
+
+
+def _command(args: argparse.Namespace) -> int:
     from ...models.errors import EquilibriaError, NoAnswerError
     from ...models.output import commit_outputs, outputs_held
 
-    args = build_parser(argv).parse_args(argv)
     if sys.stdout is None:  # started with standard output closed (>&-)
         print("equilibria: error: standard output is closed: the answer has nowhere to go", file=sys.stderr)
         return 2

@@ -32,7 +32,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
     from ...routes.threshold.answer import ThresholdSolution
 
     assert isinstance(sol, ThresholdSolution)
-    if not sol.is_equilibrium:
+    if sol.status == "optimal" and not sol.is_equilibrium:
         # the program answered, the certificate rejects it: no answer (the Python API
         # still returns the solution, is_equilibrium False, for a look at it)
         raise NoAnswerError(

@@ -46,7 +46,7 @@ from ...models.errors import SolveFailed
 from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.strategy import behavior_from_realization
-from ...solvers import get_backend
+from ...solvers import Status, get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
@@ -77,6 +77,11 @@ class NashRounds:
     #: was as good (``plans`` and ``nash_conv`` are then the seed's, the rest the best
     #: round's)
     from_seed: bool = False
+    #: why the rounds stopped: ``optimal`` (the target met), ``time_limit`` or
+    #: ``iteration_limit`` (the most rounds) with the best certified profile above it
+    status: Status = Status.OPTIMAL
+    #: what was reached, in words, when the target was not
+    reason: str = ""
 
 
 def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float:
@@ -118,7 +123,9 @@ def solve_rounds(
     round (default :data:`ZOOM_BREAKPOINTS`); ``forbidden`` the sequences no equilibrium
     needs; ``rounds`` the most program rounds; ``deadline`` a ``time.perf_counter()``
     instant after which no round starts and every solve stops. Raises
-    :class:`~equilibria.core.anytime.TimeLimitReached` when the limits come first.
+    :class:`~equilibria.core.anytime.TimeLimitReached` when the limits come before any
+    profile; a profile held then is returned with its ``status`` (``time_limit`` or
+    ``iteration_limit``) and the ``reason``.
     """
     n = sf.num_players
     max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
@@ -245,9 +252,10 @@ def solve_rounds(
                 f"no profile from the program {done}{why[0]} (the CFR+ seed: NashConv {seed_nc:.3e}); {why[1]}",
                 history,
             )
-        raise TimeLimitReached(
-            f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
-            history,
+        # the best certified profile is the answer, with why it falls short of the target
+        best.status = Status.TIME_LIMIT if stopped == "time" else Status.ITERATION_LIMIT
+        best.reason = (
+            f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
         )
     best.rounds = history
     best.seed_iterations = iterations

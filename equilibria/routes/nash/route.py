@@ -87,6 +87,8 @@ class NashSolution(Answer):
     #: the game's MIP Nash program over every profile at the answer's epsilon, built on
     #: demand (rounds solve boxed programs; this is the one to export); None: ``problem``
     whole_program: Callable[[], Any] | None = field(default=None, repr=False)
+    #: why the rounds stopped above epsilon (status time_limit or iteration_limit), if so
+    reason: str = ""
 
     def program_to_export(self) -> tuple[Any, str]:
         """The program ``nash --write`` writes and what it is: the game's program, not a
@@ -149,6 +151,8 @@ class NashSolution(Answer):
             + (f", {sizes['sos2']} SOS2 sets" if sizes.get("sos2") else "")
         )
         lines.append(f"status          {self.status} ({self.backend})")
+        if self.reason:
+            lines.append(f"stopped         {self.reason}")
         lines.append("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
         return lines
 
@@ -220,6 +224,8 @@ class NashSolution(Answer):
             out["mixed"] = [[float(v) for v in m] for m in self.mixed]
         if self.published_family is not None:
             out["published_family"] = self.published_family.to_dict()
+        if self.reason:
+            out["reason"] = self.reason
         return out
 
 
@@ -323,6 +329,7 @@ def _solve_nash(
                 "objective any and --epsilon; this call solves one program"
             )
     curve = bound_at_answer = seed_plans = None
+    stopped, reason = None, ""
     x: np.ndarray | None
     t1 = time.perf_counter()
     if use_rounds:
@@ -341,6 +348,7 @@ def _solve_nash(
             method=method,
         )
         lp, model, sol, x = outcome.lp, outcome.model, outcome.solution, outcome.values
+        stopped, reason = outcome.status, outcome.reason
         num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
         curve = rounds_table(outcome.rounds)
         bound_at_answer = None if outcome.from_seed else outcome.bound
@@ -408,7 +416,8 @@ def _solve_nash(
     return NashSolution(
         route="nash",
         game_name=extensive.title or (normal.title if normal else "game"),
-        status=sol.status,
+        status=stopped if stopped not in (None, Status.OPTIMAL) else sol.status,
+        reason=reason,
         backend=backend,
         method=None,
         value=float(cert.payoffs[0]),

@@ -54,7 +54,7 @@ from ...models.errors import SolveFailed
 from ...models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
 from ...models.progress import stage
 from ...models.sequence import SequenceForm
-from ...solvers import get_backend
+from ...solvers import Status, get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
@@ -86,6 +86,12 @@ class LocatedOutcome:
     program: ThresholdProgram
     rounds: list[Round] = field(default_factory=list)
     bound: float | None = None
+    #: why the rounds stopped: ``optimal`` (epsilon met), or ``time_limit``,
+    #: ``iteration_limit`` (the most rounds), ``stalled`` (no other location to try) with
+    #: the best certified answer above epsilon
+    status: Status = Status.OPTIMAL
+    #: what was reached, in words, when epsilon was not
+    reason: str = ""
 
 
 def locations_at(positions: dict[str, float], snap: float = 1e-6) -> tuple[dict[str, Location], dict[str, float]]:
@@ -131,12 +137,13 @@ def solve_located(
 ) -> LocatedOutcome:
     """Run the rounds (module docstring) and return the best certified answer.
 
-    ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
-    without it: then one round on that grid, as a sweep over breakpoints wants);
-    ``breakpoints`` the points per square of round 1 (default 9); ``rounds`` the most
-    rounds; ``deadline`` a ``time.perf_counter()`` instant after which no round starts and
-    every solve stops. Raises :class:`TimeLimitReached` when the deadline passes first,
-    :class:`ModelInfeasible` when no equilibrium follows the model.
+        ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
+        without it: then one round on that grid, as a sweep over breakpoints wants);
+        ``breakpoints`` the points per square of round 1 (default 9); ``rounds`` the most
+        rounds; ``deadline`` a ``time.perf_counter()`` instant after which no round starts and
+        every solve stops. Raises :class:`TimeLimitReached` when the deadline passes before any
+    answer (an answer held is returned with its ``status`` and ``reason``),
+        :class:`ModelInfeasible` when no equilibrium follows the model.
     """
     n = game.num_players
     target = epsilon if epsilon is not None else (DEFAULT_EPSILON if breakpoints is None else None)
@@ -350,10 +357,10 @@ def solve_located(
                     "needs no model)"
                 )
             raise TimeLimitReached(f"no answer {done}{why[0]}; {why[1]}{hint}", history)
-        raise TimeLimitReached(
-            f"the best certified NashConv {best[0]:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}",
-            history,
-        )
+        nash_conv, thresholds, program, bound = best
+        status = {"time": Status.TIME_LIMIT, "rounds": Status.ITERATION_LIMIT}.get(stopped, Status.STALLED)
+        reason = f"the best certified NashConv {nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
+        return LocatedOutcome(thresholds, program, history, bound, status, reason)
     nash_conv, thresholds, program, bound = best
     return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, bound=bound)
 

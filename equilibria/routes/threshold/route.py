@@ -485,6 +485,8 @@ def _solve_located(
     answer.curve = rounds_table(outcome.rounds)
     answer.choice = choice
     answer.bound_at_answer = outcome.bound
+    if outcome.status != Status.OPTIMAL:  # stopped above epsilon: the best certified answer
+        answer.status, answer.note = outcome.status, outcome.reason
     return answer
 
 
