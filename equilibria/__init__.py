@@ -5,9 +5,10 @@
 >>> round(sol.value, 6), sol.exploitability < 1e-9
 (-0.055556, True)
 
-The names below are imported on first use, so that ``import equilibria`` (and the
-command line's start) costs almost nothing and Pyomo is loaded only by the routes that
-need it.
+``equilibria.solve(game)`` lets the planner choose the route, as ``equilibria solve GAME``
+does; ``equilibria.solve(game, "lp")`` names one. The names below are imported on first
+use, so that ``import equilibria`` (and the command line's start) costs almost nothing and
+Pyomo is loaded only by the routes that need it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ _EXPORTS = {
     "read_efg": ".models.efg_io",
     "write_efg": ".models.efg_io",
     "SequenceForm": ".models.sequence",
-    "ROUTES": ".core.skeleton",
-    "register_route": ".core.skeleton",
+    "ROUTES": ".core.registry",
+    "register_route": ".core.registry",
+    "RouteOptions": ".core.options",
+    "Steps": ".core.steps",
+    "Outcome": ".core.steps",
     "solve": ".core.skeleton",
     "solve_threshold": ".routes.threshold.route",
     "solve_pyomo": ".solvers:solve_model",  # one way to solve a Pyomo model, two names

@@ -29,7 +29,6 @@ def test_certified_bounds_hold_the_published_value(algorithm, game, value):
     assert answer.exploitability <= target
     low, high = answer.value_bounds
     assert low - 1e-12 <= value <= high + 1e-12
-    assert high - low == pytest.approx(answer.nash_conv, abs=1e-12)
     assert [c["iterations"] for c in answer.curve] == sorted({c["iterations"] for c in answer.curve})
 
 

@@ -215,8 +215,9 @@ class Answer:
         for a in getattr(self, "attempts", []):
             expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
             lines.append(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
-        if self.backend is None:  # a first-order method: no solver behind it
-            lines.append(f"status          {self.status} (algorithm {self.algorithm})")
+        if self.backend is None:  # no solver behind it: a first-order method names itself
+            by = f" (algorithm {self.algorithm})" if self.algorithm not in (None, "lp") else f" ({self.route} route)"
+            lines.append(f"status          {self.status}{by}")
         else:
             method = f", method {self.method})" if self.method else ")"
             lines.append(f"status          {self.status} ({self.backend}{method}")
@@ -282,12 +283,28 @@ class Answer:
             out["value_bounds"] = list(self.value_bounds)
         out.update(self.sizes)
         out.update(self.details())
+        out.update(self._strategy_records())
         out["seconds"] = dict(self.seconds)
         return _plain(out)
+
+    def _strategy_records(self) -> dict[str, Any]:
+        """``strategies``: the strategy table's rows, where the answer has one of at most
+        :data:`JSON_STRATEGY_ROWS` rows (``--strategy-out`` writes any size); otherwise
+        how many rows were left out."""
+        sequences = 0 if self.sequence_form is None else sum(p.num_sequences for p in self.sequence_form.players)
+        if self.behaviors is None or not sequences:
+            return {}
+        if sequences > JSON_STRATEGY_ROWS:
+            return {"strategies_omitted": f"{sequences:,} rows: write them with --strategy-out"}
+        table = self.strategy_table()
+        return {"strategies": table.to_dict(orient="records")}
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as a JSON string."""
         return json.dumps(self.to_dict(), indent=indent)
 
 
-__all__ = ["EQUILIBRIUM_TOLERANCE", "Answer"]
+#: The most strategy-table rows an answer's JSON holds.
+JSON_STRATEGY_ROWS = 20_000
+
+__all__ = ["EQUILIBRIUM_TOLERANCE", "JSON_STRATEGY_ROWS", "Answer"]

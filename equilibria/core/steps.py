@@ -11,6 +11,7 @@ from .options import RouteOptions
 if TYPE_CHECKING:
     from ..models.best_response import Exploitability
     from ..models.sequence import SequenceForm
+    from ..solvers.results import Status
     from .answer import Answer
 
 
@@ -24,7 +25,7 @@ class Outcome:
     (an anytime solve keeps its best certified strategies) sets ``certificate``.
     """
 
-    status: str
+    status: Status  # a word of the vocabulary is taken and made the enum
     backend: str | None  # None when no solver ran
     method: str | None = None
     behaviors: list | None = None
@@ -37,6 +38,11 @@ class Outcome:
     #: the solve step's own stages (an LP's build, transfer, solve, certificate), reported
     #: in its place when given
     seconds: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from ..solvers.results import Status  # when a route runs: the parser imports no solver
+
+        self.status = Status(self.status)  # a word outside the vocabulary is a bug: it raises
 
 
 class Steps:
