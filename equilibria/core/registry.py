@@ -47,6 +47,7 @@ class Route:
     needs: str | None = "lp"
     auto_backend: bool = False
     two_player_zero_sum: bool = False
+    columns: tuple[str, ...] = ()
 
     def steps_class(self) -> type[Steps]:
         """The route's steps class, imported on first use."""
@@ -104,13 +105,16 @@ def register_route(
     needs: str | None = "lp",
     auto_backend: bool = False,
     two_player_zero_sum: bool = False,
+    columns: tuple[str, ...] = (),
 ) -> Route:
     """Register a route (see :class:`Route` for the fields); returns it."""
     if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
         raise RouteError(f"a route's name is lower-case letters, digits, - and _, not {name!r}")
     if ":" not in target:
         raise RouteError(f"route '{name}': its target is 'module:Class', not {target!r}")
-    route = Route(name, view, target, summary, command, options, needs, auto_backend, two_player_zero_sum)
+    route = Route(
+        name, view, target, summary, command, options, needs, auto_backend, two_player_zero_sum, tuple(columns)
+    )
     ROUTES[name] = route
     return route
 
@@ -143,11 +147,23 @@ def get_route(name: Any, registration: dict[str, Any] | None = None) -> Route:
     if isinstance(name, str) and name not in ROUTES:
         load_plugins()
         if name not in ROUTES and registration is not None:
-            register_route(**registration)
+            register_route(**registration)  # a sweep cell's registration, carried to its worker
     if not isinstance(name, str) or name not in ROUTES:
         raise RouteError(f"unknown route '{name}'; routes: {', '.join(ROUTES)}")
     return ROUTES[name]
 
+
+#: What an answer with approximate products of three or more players adds: the promised
+#: NashConv bound (a priori) and the bound proven at the answer beside the certified one,
+#: the breakpoints and products used, and the rounds run.
+APPROXIMATE_PRODUCTS = (
+    "promised_epsilon",
+    "bound_at_answer",
+    "certified_epsilon",
+    "breakpoints",
+    "num_products",
+    "rounds_run",
+)
 
 register_route(
     "lp",
@@ -176,6 +192,7 @@ register_route(
     command="nash",
     options="equilibria.routes.options:NashOptions",
     needs="milp",
+    columns=APPROXIMATE_PRODUCTS,
 )
 register_route(
     "threshold",
@@ -185,6 +202,7 @@ register_route(
     command="threshold",
     options="equilibria.routes.options:ThresholdOptions",
     needs="milp",
+    columns=APPROXIMATE_PRODUCTS,
 )
 
 __all__ = ["ROUTES", "Route", "get_route", "load_plugins", "register_route", "routes"]

@@ -1,9 +1,9 @@
 """Sweeps: any route over a grid of games and options, one table row per cell.
 
-A :class:`Grid` names a route (``lp``, ``shrink``, ``threshold``), the games (specs such as
-``leduc:ranks=3``, with ``3..6`` ranges and ``3|5`` alternatives in their values, and
-parameter ranges applied to every game) and the route's options, each a list of values.
-Its cells are the cartesian product; each cell is a fresh :func:`equilibria.solve` and
+A :class:`Grid` names a registered route (``lp``, ``shrink``, ``nash``, ``threshold``, a
+plugin's), the games (specs such as ``leduc:ranks=3``, with ``3..6`` ranges and ``3|5``
+alternatives in their values, and parameter ranges applied to every game) and the
+route's options, each a list of values. Its cells are the cartesian product; each cell is a fresh :func:`equilibria.solve` and
 becomes one row: the game's parameters and the options, then status, seconds (total and
 per stage), the program's rows, columns, nonzeros (and binaries), value, exploitability,
 NashConv, where the certificate was computed and, for a failed cell, the error.
@@ -23,13 +23,12 @@ again, it solves only the cells not recorded, and no cell is ever recorded twice
 
 from __future__ import annotations
 
-from .grid import PRODUCT_COLUMNS, RESULT_COLUMNS, Cell, Grid, SweepError
+from .grid import RESULT_COLUMNS, Cell, Grid, SweepError
 from .plots import plot
 from .runners import SweepResult, run_cell, run_sweep
 from .store import Store, to_table
 
 __all__ = [
-    "PRODUCT_COLUMNS",
     "RESULT_COLUMNS",
     "Cell",
     "Grid",

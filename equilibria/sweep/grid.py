@@ -21,19 +21,6 @@ if TYPE_CHECKING:
     pass
 
 
-#: Columns of threshold programs with products (three or more players): the promised
-#: NashConv bound (a priori) and the bound proven at the answer beside the certified one,
-#: the breakpoints and products used, and the rounds run.
-PRODUCT_COLUMNS = (
-    "promised_epsilon",
-    "bound_at_answer",
-    "certified_epsilon",
-    "breakpoints",
-    "num_products",
-    "rounds_run",
-)
-
-
 #: Columns every row has, besides the game's parameters and the route's options.
 RESULT_COLUMNS = (
     "key",

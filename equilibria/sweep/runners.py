@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..models import checks
 from ..models.errors import EquilibriaError
 from ..models.wording import plural
-from .grid import PRODUCT_COLUMNS, RESULT_COLUMNS, Cell, Grid, SweepError
+from .grid import RESULT_COLUMNS, Cell, Grid, SweepError
 from .store import CONSOLIDATE_EVERY, Store
 
 if TYPE_CHECKING:
@@ -67,8 +67,8 @@ def run_cell(cell: Cell) -> dict[str, Any]:
         row[f"payoff_{p + 1}"] = payoff  # every player's, where value is player 1's alone
     if d.get("binaries") is not None:
         row["binaries"] = d["binaries"]
-    # threshold programs with products: the guarantee beside the measured epsilon
-    for name in PRODUCT_COLUMNS:
+    # the route's own columns (approximate products: the guarantee beside the measured epsilon)
+    for name in get_route(cell.route).columns:
         if d.get(name) is not None:
             # the grid the program ended on; a cell's own breakpoints option keeps its name
             row["breakpoints_used" if name == "breakpoints" else name] = d[name]

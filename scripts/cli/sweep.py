@@ -13,8 +13,8 @@ from .routes import route_names
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run a route over a grid of games and options; print a summary of the table."""
+    from ...core.registry import get_route
     from ...sweep import (
-        PRODUCT_COLUMNS,
         RESULT_COLUMNS,
         Grid,
         SweepError,
@@ -41,8 +41,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             raise SweepError("--plot needs --x COLUMN and --y COLUMN")
         check_plot_target(args.plot)  # matplotlib, the format and the folder, before the sweep
         known = set(RESULT_COLUMNS) | {k for c in cells for k, _ in c.params + c.options}
-        if grid.route in ("threshold", "nash"):
-            known |= set(PRODUCT_COLUMNS)
+        known |= set(get_route(grid.route).columns)
         for flag, name in (("--x", args.x), ("--y", args.y), ("--series", args.series)):
             if name and name not in known and not re.fullmatch(r"seconds_.+|payoff_\d+", name):
                 raise SweepError(
