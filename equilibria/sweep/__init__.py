@@ -3,10 +3,11 @@
 A :class:`Grid` names a registered route (``lp``, ``shrink``, ``nash``, ``threshold``, a
 plugin's), the games (specs such as ``leduc:ranks=3``, with ``3..6`` ranges and ``3|5``
 alternatives in their values, and parameter ranges applied to every game) and the
-route's options, each a list of values. Its cells are the cartesian product; each cell is a fresh :func:`equilibria.solve` and
-becomes one row: the game's parameters and the options, then status, seconds (total and
-per stage), the program's rows, columns, nonzeros (and binaries), value, exploitability,
-NashConv, where the certificate was computed and, for a failed cell, the error.
+route's options, each a list of values. Its cells are the cartesian product; each cell
+is a fresh :func:`equilibria.solve` and becomes one row: the game's parameters and the
+options, then status, seconds (total and per stage), the program's rows, columns,
+nonzeros (and binaries), value, exploitability, NashConv, where the certificate was
+computed and, for a failed cell, the error.
 
 :func:`run_sweep` runs the cells that are not yet recorded, in local worker processes or
 on a Dask cluster. Every finished cell is written at once, durably, as one small JSON file
