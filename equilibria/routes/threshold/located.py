@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -43,18 +44,20 @@ from ...core.anytime import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLi
 from ...formulations.products import model_size
 from ...formulations.threshold_located import (
     FIRST_ROUND_BREAKPOINTS,
+    LocatedProducts,
     Location,
     located_program,
     read_locations,
 )
 from ...formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram
-from ...models.bayesian import BayesianGame
+from ...models.bayesian import BayesianGame, FiniteSignalGame
 from ...models.best_response import certify
+from ...models.efg import ExtensiveGame
 from ...models.errors import SolveFailed
 from ...models.parametric import ModelInfeasible, ParametricModel, fit_thresholds, project
 from ...models.progress import stage
 from ...models.sequence import SequenceForm
-from ...solvers import Status, get_backend
+from ...solvers import Solution, Status, get_backend
 
 #: Rounds allowed when none is given.
 DEFAULT_ROUNDS = 40
@@ -75,6 +78,16 @@ TAU_SHARE = 0.25
 
 #: Allowance of every row of an exact (bilinear) program: a global solver's tolerance.
 EXACT_TAU = 1e-7
+
+#: Why the rounds stopped above epsilon, in words, and what to try.
+_STOPPED = {
+    "time": (" within the time limit", "give more time or a larger --epsilon"),
+    "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+    "exhausted": (
+        ", every other location of the thresholds holding no equilibrium of the model",
+        "give a larger --epsilon or another model",
+    ),
+}
 
 
 @dataclass
@@ -119,6 +132,134 @@ def _thresholds(m: pyo.ConcreteModel, model: ParametricModel, n: int) -> tuple[l
     return tuple([float(pyo.value(m.t[k])) for k in names if model.threshold_owner(k)[0] == p] for p in range(n))
 
 
+@dataclass(frozen=True)
+class _Call:
+    """What every round of one call shares: the game and model, what each program is made
+    of, the limits, and the finite game its answers are certified in."""
+
+    game: BayesianGame
+    model: ParametricModel
+    backend: str
+    representation: str
+    epsilon: float | None
+    #: the certified NashConv to reach; None: one round on the grid given
+    target: float | None
+    select: str
+    min_width: float
+    mccormick: bool
+    deadline: float | None
+    verbose: bool
+    method: str | None
+    finite: FiniteSignalGame
+    extensive: ExtensiveGame
+    sequence_form: SequenceForm
+
+    @property
+    def exact(self) -> bool:
+        """True when the products are exact (bilinear): a global solver's answer ends the rounds."""
+        return self.representation == "exact"
+
+    @property
+    def signals(self) -> int:
+        """The number of signals each player may get."""
+        return len(self.game.breakpoints) - 1
+
+    @property
+    def tau_total(self) -> float:
+        """The NashConv the rows' fixed allowance takes in all: a share of epsilon, or a
+        global solver's tolerance per row with exact products or without epsilon."""
+        if self.exact or self.target is None:
+            return EXACT_TAU * self.game.num_players * self.signals
+        return TAU_SHARE * self.target
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline)."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def certified(self, thresholds: tuple[list[float], ...]) -> float:
+        """The exact NashConv of the model's profile at ``thresholds`` in the finite game."""
+        strategies = project(self.game, self.model, thresholds, self.finite)
+        behaviors = self.finite.behavior_from_plans(strategies, self.extensive, self.sequence_form)
+        return float(certify(self.sequence_form, behaviors).nash_conv)
+
+
+@dataclass(frozen=True)
+class _Seed:
+    """Round 0: where CFR+'s profile puts each threshold (signal units; empty when the model
+    has none), that profile's NashConv and the NashConv of the thresholds fitted to it."""
+
+    guess: dict[str, float]
+    nash_conv: float
+    fitted: float
+
+
+@dataclass(frozen=True)
+class _Best:
+    """The best certified answer of a program written as asked."""
+
+    nash_conv: float
+    thresholds: tuple[list[float], ...]
+    program: ThresholdProgram
+    bound: float
+
+
+@dataclass
+class _State:
+    """Where the rounds stand: the seed's guess and how far around it a search looks (None:
+    everywhere), each phase's breakpoints per square, the locations being refined (None:
+    search them) with their fractions and the box around them (None: the whole range),
+    whether those are the seed's own, the locations cut off, and the best answer."""
+
+    guess: dict[str, float]
+    reach: float | None
+    search_k: int
+    zoom_k: int
+    locations: dict[str, Location] | None = None
+    fractions: dict[str, float] = field(default_factory=dict)
+    half_width: float | None = None
+    seeded: bool = False
+    excluded: list[dict[str, Location]] = field(default_factory=list)
+    best: _Best | None = None
+
+    @classmethod
+    def start(cls, seed: _Seed | None, breakpoints: int) -> _State:
+        """The state before round 1: with a seed, its window, and its own locations to refine."""
+        state = cls(guess={}, reach=None, search_k=breakpoints, zoom_k=breakpoints)
+        if seed is None:
+            return state
+        state.guess, state.reach = seed.guess, SEED_WINDOW
+        # the first program refines the seed's own locations; only when they hold no
+        # equilibrium does a search start
+        if seed.guess:
+            state.seeded = True
+            state.locations, state.fractions = locations_at(seed.guess)
+            state.half_width = min(FIRST_BOX, first_box(seed.fitted))
+        return state
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one round writes: its phase (search or zoom), breakpoints per square and
+    products, and the window around the seed or the box around each fraction it looks in."""
+
+    phase: str
+    breakpoints: int
+    written: str
+    window: dict[str, tuple[float, float]] | None
+    box: dict[str, tuple[float, float]] | None
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """One round's program and its solution: the Pyomo model, its products, the program's
+    facts (:func:`located_program`) and the solver's answer."""
+
+    m: pyo.ConcreteModel
+    layer: LocatedProducts
+    info: dict[str, Any]
+    sol: Solution
+
+
 def solve_located(
     game: BayesianGame,
     model: ParametricModel,
@@ -137,232 +278,267 @@ def solve_located(
 ) -> LocatedOutcome:
     """Run the rounds (module docstring) and return the best certified answer.
 
-        ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
-        without it: then one round on that grid, as a sweep over breakpoints wants);
-        ``breakpoints`` the points per square of round 1 (default 9); ``rounds`` the most
-        rounds; ``deadline`` a ``time.perf_counter()`` instant after which no round starts and
-        every solve stops. Raises :class:`TimeLimitReached` when the deadline passes before any
+    ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
+    without it: then one round on that grid, as a sweep over breakpoints wants);
+    ``breakpoints`` the points per square of round 1 (default 9); ``rounds`` the most
+    rounds; ``deadline`` a ``time.perf_counter()`` instant after which no round starts and
+    every solve stops. Raises :class:`TimeLimitReached` when the deadline passes before any
     answer (an answer held is returned with its ``status`` and ``reason``),
-        :class:`ModelInfeasible` when no equilibrium follows the model.
+    :class:`ModelInfeasible` when no equilibrium follows the model.
     """
-    n = game.num_players
     target = epsilon if epsilon is not None else (DEFAULT_EPSILON if breakpoints is None else None)
     max_rounds = rounds if rounds is not None else (DEFAULT_ROUNDS if target is not None else 1)
-    exact = representation == "exact"
-    J = len(game.breakpoints) - 1
-    if exact:
-        tau_total = EXACT_TAU * n * J
-    elif target is not None:
-        tau_total = TAU_SHARE * target
-    else:
-        tau_total = EXACT_TAU * n * J
-    first_k = breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS
-
     finite = game.finite_game()
     extensive = finite.to_extensive()
-    sequence_form = SequenceForm(extensive)
-    c = np.asarray(game.breakpoints, dtype=float)
-
-    def certified(thresholds: tuple[list[float], ...]) -> float:
-        strategies = project(game, model, thresholds, finite)
-        behaviors = finite.behavior_from_plans(strategies, extensive, sequence_form)
-        return float(certify(sequence_form, behaviors).nash_conv)
-
-    def remaining() -> float | None:
-        return None if deadline is None else deadline - time.perf_counter()
-
+    call = _Call(
+        game=game,
+        model=model,
+        backend=backend,
+        representation=representation,
+        epsilon=epsilon,
+        target=target,
+        select=select,
+        min_width=min_width,
+        mccormick=mccormick,
+        deadline=deadline,
+        verbose=verbose,
+        method=method,
+        finite=finite,
+        extensive=extensive,
+        sequence_form=SequenceForm(extensive),
+    )
     history: list[Round] = []
-    guess: dict[str, float] = {}
-    reach: float | None = None
-    seed_nc = fitted = 0.0
+    seed = None
     if target is not None:
         # the seed: where CFR+'s profile puts the thresholds, a guess that narrows the search
         # (one program on a given grid searches everywhere, as a sweep over breakpoints wants)
-        t_seed = time.perf_counter()
-        left = remaining()
-        budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
-        with stage("seeding with CFR+"):
-            plans, seed_nc, iterations = seed_profile(sequence_form, target=SEED_TARGET * target, seconds=budget)
-            guess = fit_thresholds(game, model, finite, extensive, sequence_form, plans)
-        guessed = tuple(
-            [
-                float(np.interp(guess[k], np.arange(J + 1.0), c))
-                for k in model.threshold_names
-                if model.threshold_owner(k)[0] == p
-            ]
-            for p in range(n)
-        )
-        fitted = certified(guessed)
-        history.append(
-            Round.seed(
-                f"seed (CFR+, {iterations} iterations, NashConv {seed_nc:.1e}; thresholds fitted)",
-                time.perf_counter() - t_seed,
-                fitted,
-            )
-        )
-        reach = SEED_WINDOW
-
-    excluded: list[dict[str, Location]] = []
-    locations: dict[str, Location] | None = None
-    fractions: dict[str, float] = {}
-    half_width: float | None = None
-    search_k = zoom_k = first_k
-    # the first program refines the seed's own locations; only when they hold no
-    # equilibrium does a search start
-    seeded = bool(guess)
-    if seeded:
-        locations, fractions = locations_at(guess)
-        half_width = min(FIRST_BOX, first_box(fitted))
-    best: tuple[float, tuple[list[float], ...], ThresholdProgram, float] | None = None
-
-    stopped = "rounds"  # why the loop ends without meeting epsilon: rounds, time, exhausted
-    for index in range(1, max_rounds + 1):
-        left = remaining()
-        if left is not None and left <= 0:
-            stopped = "time"
-            break
-        phase = "search" if locations is None else "zoom"
-        k = search_k if phase == "search" else zoom_k
-        window = None if phase == "zoom" or reach is None else {key: (g - reach, g + reach) for key, g in guess.items()}
-        box = None
-        if phase == "zoom" and half_width is not None:
-            box = {
-                key: (max(0.0, v - half_width), min(1.0, v + half_width))
-                for key, v in fractions.items()
-                if locations is not None and locations[key][0] == "inside"
-            }
-        # SCIP's branching on SOS2 sets finds no locations of three-player Kuhn poker in a
-        # minute where binaries take seconds: the search writes sos2 products with log
-        # binaries, and the zoomed rounds that give the answer use SOS2 sets as asked
-        written = "log" if phase == "search" and representation == "sos2" and target is not None else representation
-        t0 = time.perf_counter()
-        what = "refining" if phase == "zoom" else "searching the locations"
-        if window is not None:
-            what += f" within {_signals(reach)} of the seed"
-        with stage(f"round {index}: {what}"):
-            m, layer, info = located_program(
-                game,
-                model,
-                select=select,
-                min_width=min_width,
-                representation=written,
-                breakpoints=k,
-                tau_total=tau_total,
-                mccormick=mccormick,
-                locations=locations,
-                box=box,
-                excluded=excluded,
-                window=window,
-            )
-            left = remaining()
-            limit = None if left is None else max(left, 0.01)
-            sol = get_backend(backend).solve_model(
-                m, indicators="bigm", method=method, time_limit=limit, verbose=verbose
-            )
-        record = Round(
-            round=index,
-            phase=(
-                "zoom at the seed's locations"
-                if seeded
-                else phase
-                if window is None
-                else f"search within {_signals(reach)} of the seed"
-            )
-            + ("" if written == representation else f", {written} products"),
-            breakpoints=k,
-            box=None if box is None else half_width,
-            status=str(sol.status),
-            seconds=time.perf_counter() - t0,
-            promised=float(info["promised_epsilon"]),
-            binaries=model_size(m)["binaries"],
-        )
+        seed, record = _seed(call, target)
         history.append(record)
-        if sol.status == "infeasible":
-            if phase == "search" and reach is not None:
-                # no equilibrium of the model near the seed: look twice as far, then everywhere
-                reach = None if 2 * reach >= J else 2 * reach
-                continue
-            if phase == "search":
-                if not excluded:
-                    raise ModelInfeasible(
-                        f"no equilibrium of {game.name} conforms to model '{model.name}' (the threshold "
-                        "program is infeasible); check the order of the thresholds and the plan of each "
-                        "region (which actions each player takes where), or try another model"
-                    )
-                if best is not None:
-                    stopped = "exhausted"  # no other location holds an equilibrium
-                    break
-                raise ModelInfeasible(
-                    f"no equilibrium of {game.name} conforms to model '{model.name}': every location of "
-                    f"its thresholds was tried ({len(excluded)} excluded as holding no equilibrium)"
-                )
-            if half_width is None:  # the whole box failed: these locations hold no equilibrium
-                assert locations is not None
-                excluded.append(locations)
-                if not seeded:  # the search's grid admitted them: search again on a finer one
-                    search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
-                locations, half_width, zoom_k, seeded = None, None, search_k, False
-            else:  # widen to the whole range, on a finer grid, before giving the locations up
-                half_width = None
-                zoom_k = 2 * zoom_k - 1
-            continue
-        if sol.status != "optimal":
-            if sol.status == "time_limit":
-                stopped = "time"
-                break
-            raise SolveFailed(f"threshold program not solved: {sol.status} ({sol.message})")
-        thresholds = _thresholds(m, model, n)
-        nash_conv = certified(thresholds)
-        record.nash_conv = nash_conv
-        record.posterior = float(layer.posterior_bound(m))
-        program = ThresholdProgram(
-            model=m,
-            game=game,
-            parametric=model,
-            thresholds=list(model.threshold_names),
-            plan_indices=model.plan_indices(game),
-            products=written,
-            breakpoints=None if exact else k,
-            epsilon=epsilon,
-            promised_epsilon=float(info["promised_epsilon"]),
-            num_products=int(info["num_products"]),
+    state = _State.start(seed, breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS)
+    stopped = _run_rounds(call, state, history, max_rounds)
+    return _outcome(call, state.best, history, stopped, seed)
+
+
+def _seed(call: _Call, target: float) -> tuple[_Seed, Round]:
+    """CFR+ on the finite game for a short share of the time left, and the model's
+    thresholds fitted to its profile; returns them with round 0's record."""
+    t_seed = time.perf_counter()
+    left = call.remaining()
+    budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
+    game, model = call.game, call.model
+    with stage("seeding with CFR+"):
+        plans, seed_nc, iterations = seed_profile(call.sequence_form, target=SEED_TARGET * target, seconds=budget)
+        guess = fit_thresholds(game, model, call.finite, call.extensive, call.sequence_form, plans)
+    c = np.asarray(game.breakpoints, dtype=float)
+    guessed = tuple(
+        [
+            float(np.interp(guess[k], np.arange(call.signals + 1.0), c))
+            for k in model.threshold_names
+            if model.threshold_owner(k)[0] == p
+        ]
+        for p in range(game.num_players)
+    )
+    fitted = call.certified(guessed)
+    record = Round.seed(
+        f"seed (CFR+, {iterations} iterations, NashConv {seed_nc:.1e}; thresholds fitted)",
+        time.perf_counter() - t_seed,
+        fitted,
+    )
+    return _Seed(guess, seed_nc, fitted), record
+
+
+def _run_rounds(call: _Call, state: _State, history: list[Round], max_rounds: int) -> str:
+    """Rounds 1 to ``max_rounds``, each recorded in ``history``; returns why they stopped:
+    ``met`` (an answer ends them), ``time``, ``rounds`` (the last one ran) or ``exhausted``
+    (no other location holds an equilibrium)."""
+    for index in range(1, max_rounds + 1):
+        left = call.remaining()
+        if left is not None and left <= 0:
+            return "time"
+        stopped = _round(call, state, history, index)
+        if stopped is not None:
+            return stopped
+    return "rounds"
+
+
+def _round(call: _Call, state: _State, history: list[Round], index: int) -> str | None:
+    """Round ``index``: its program written, solved and its answer certified, ``state``
+    moved on for the next; returns why the rounds stop (``met``, ``time`` or
+    ``exhausted``), or None to go on."""
+    plan = _plan(call, state)
+    t0 = time.perf_counter()
+    solved = _solve_round(call, state, plan, index)
+    record = Round(
+        round=index,
+        phase=(
+            "zoom at the seed's locations"
+            if state.seeded
+            else plan.phase
+            if plan.window is None
+            else f"search within {_signals(state.reach)} of the seed"
         )
-        # an answer comes from a program written as asked
-        if written == representation and (best is None or nash_conv < best[0]):
-            best = (nash_conv, thresholds, program, record.posterior)
-        if written == representation and (target is None or nash_conv <= target or exact):
-            break
-        locations = read_locations(m)
-        fractions = {key: float(v) for key, v in layer.fractions(m).items()}
-        seeded = False
-        half_width = FIRST_BOX if half_width is None else half_width / 4.0
-    if best is None or (target is not None and best[0] > target and not exact):
-        done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"
-        why = {
-            "time": (" within the time limit", "give more time or a larger --epsilon"),
-            "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
-            "exhausted": (
-                ", every other location of the thresholds holding no equilibrium of the model",
-                "give a larger --epsilon or another model",
-            ),
-        }[stopped]
-        if best is None:
-            hint = ""
-            if guess and fitted > 10.0 * max(seed_nc, target or 0.0):
-                # CFR+ found an equilibrium, and no profile following the model comes close
-                # to it: that one is not of the model's form, which may hold another
-                hint = (
-                    f" (the equilibrium CFR+ found, NashConv {seed_nc:.1e}, is not of the model's form: its "
-                    f"closest thresholds reach only {fitted:.1e}; should the model hold none, `equilibria nash` "
-                    "needs no model)"
-                )
-            raise TimeLimitReached(f"no answer {done}{why[0]}; {why[1]}{hint}", history)
-        nash_conv, thresholds, program, bound = best
-        status = {"time": Status.TIME_LIMIT, "rounds": Status.ITERATION_LIMIT}.get(stopped, Status.STALLED)
-        reason = f"the best certified NashConv {nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
-        return LocatedOutcome(thresholds, program, history, bound, status, reason)
-    nash_conv, thresholds, program, bound = best
-    return LocatedOutcome(thresholds=thresholds, program=program, rounds=history, bound=bound)
+        + ("" if plan.written == call.representation else f", {plan.written} products"),
+        breakpoints=plan.breakpoints,
+        box=None if plan.box is None else state.half_width,
+        status=str(solved.sol.status),
+        seconds=time.perf_counter() - t0,
+        promised=float(solved.info["promised_epsilon"]),
+        binaries=model_size(solved.m)["binaries"],
+    )
+    history.append(record)
+    if solved.sol.status == "infeasible":
+        return _after_infeasible(call, state, plan.phase)
+    if solved.sol.status != "optimal":
+        if solved.sol.status == "time_limit":
+            return "time"
+        raise SolveFailed(f"threshold program not solved: {solved.sol.status} ({solved.sol.message})")
+    return _after_answer(call, state, plan, solved, record)
+
+
+def _plan(call: _Call, state: _State) -> _Plan:
+    """The next round's program: a search of the locations (within the seed's window while
+    there is one) when none are being refined, else a zoom on their box."""
+    phase = "search" if state.locations is None else "zoom"
+    k = state.search_k if phase == "search" else state.zoom_k
+    reach, half_width = state.reach, state.half_width
+    window = (
+        None if phase == "zoom" or reach is None else {key: (g - reach, g + reach) for key, g in state.guess.items()}
+    )
+    box = None
+    if phase == "zoom" and half_width is not None:
+        box = {
+            key: (max(0.0, v - half_width), min(1.0, v + half_width))
+            for key, v in state.fractions.items()
+            if state.locations is not None and state.locations[key][0] == "inside"
+        }
+    # SCIP's branching on SOS2 sets finds no locations of three-player Kuhn poker in a
+    # minute where binaries take seconds: the search writes sos2 products with log
+    # binaries, and the zoomed rounds that give the answer use SOS2 sets as asked
+    representation = call.representation
+    written = "log" if phase == "search" and representation == "sos2" and call.target is not None else representation
+    return _Plan(phase, k, written, window, box)
+
+
+def _solve_round(call: _Call, state: _State, plan: _Plan, index: int) -> _Solved:
+    """Round ``index``'s located program written as ``plan`` says and solved within the
+    time left; returns the program and the solution."""
+    what = "refining" if plan.phase == "zoom" else "searching the locations"
+    if plan.window is not None:
+        what += f" within {_signals(state.reach)} of the seed"
+    with stage(f"round {index}: {what}"):
+        m, layer, info = located_program(
+            call.game,
+            call.model,
+            select=call.select,
+            min_width=call.min_width,
+            representation=plan.written,
+            breakpoints=plan.breakpoints,
+            tau_total=call.tau_total,
+            mccormick=call.mccormick,
+            locations=state.locations,
+            box=plan.box,
+            excluded=state.excluded,
+            window=plan.window,
+        )
+        left = call.remaining()
+        limit = None if left is None else max(left, 0.01)
+        sol = get_backend(call.backend).solve_model(
+            m, indicators="bigm", method=call.method, time_limit=limit, verbose=call.verbose
+        )
+    return _Solved(m, layer, info, sol)
+
+
+def _after_infeasible(call: _Call, state: _State, phase: str) -> str | None:
+    """Move ``state`` on from a round whose program is infeasible: a search looks further
+    from the seed, a zoom widens its box, then gives its locations up; returns
+    ``exhausted`` when no other location is left to try after an answer, else None.
+    Raises :class:`ModelInfeasible` when no location holds an equilibrium of the model."""
+    game, model = call.game, call.model
+    if phase == "search" and state.reach is not None:
+        # no equilibrium of the model near the seed: look twice as far, then everywhere
+        state.reach = None if 2 * state.reach >= call.signals else 2 * state.reach
+        return None
+    if phase == "search":
+        if not state.excluded:
+            raise ModelInfeasible(
+                f"no equilibrium of {game.name} conforms to model '{model.name}' (the threshold "
+                "program is infeasible); check the order of the thresholds and the plan of each "
+                "region (which actions each player takes where), or try another model"
+            )
+        if state.best is not None:
+            return "exhausted"  # no other location holds an equilibrium
+        raise ModelInfeasible(
+            f"no equilibrium of {game.name} conforms to model '{model.name}': every location of "
+            f"its thresholds was tried ({len(state.excluded)} excluded as holding no equilibrium)"
+        )
+    if state.half_width is None:  # the whole box failed: these locations hold no equilibrium
+        assert state.locations is not None
+        state.excluded.append(state.locations)
+        if not state.seeded:  # the search's grid admitted them: search again on a finer one
+            state.search_k = min(2 * state.search_k - 1, MAX_SEARCH_BREAKPOINTS)
+        state.locations, state.half_width, state.zoom_k, state.seeded = None, None, state.search_k, False
+    else:  # widen to the whole range, on a finer grid, before giving the locations up
+        state.half_width = None
+        state.zoom_k = 2 * state.zoom_k - 1
+    return None
+
+
+def _after_answer(call: _Call, state: _State, plan: _Plan, solved: _Solved, record: Round) -> str | None:
+    """Certify a round's answer (into ``record``), keep it when it is the best, and move
+    ``state`` on to zoom in on its locations; returns ``met`` when the answer ends the
+    rounds, else None."""
+    model, m = call.model, solved.m
+    thresholds = _thresholds(m, model, call.game.num_players)
+    nash_conv = call.certified(thresholds)
+    posterior = float(solved.layer.posterior_bound(m))
+    record.nash_conv, record.posterior = nash_conv, posterior
+    program = ThresholdProgram(
+        model=m,
+        game=call.game,
+        parametric=model,
+        thresholds=list(model.threshold_names),
+        plan_indices=model.plan_indices(call.game),
+        products=plan.written,
+        breakpoints=None if call.exact else plan.breakpoints,
+        epsilon=call.epsilon,
+        promised_epsilon=float(solved.info["promised_epsilon"]),
+        num_products=int(solved.info["num_products"]),
+    )
+    # an answer comes from a program written as asked
+    as_asked = plan.written == call.representation
+    if as_asked and (state.best is None or nash_conv < state.best.nash_conv):
+        state.best = _Best(nash_conv, thresholds, program, posterior)
+    if as_asked and (call.target is None or nash_conv <= call.target or call.exact):
+        return "met"
+    state.locations = read_locations(m)
+    state.fractions = {key: float(v) for key, v in solved.layer.fractions(m).items()}
+    state.seeded = False
+    state.half_width = FIRST_BOX if state.half_width is None else state.half_width / 4.0
+    return None
+
+
+def _outcome(call: _Call, best: _Best | None, history: list[Round], stopped: str, seed: _Seed | None) -> LocatedOutcome:
+    """The rounds' outcome: the best answer, with its status and the reason it is above
+    epsilon when it is. Raises :class:`TimeLimitReached` when there is no answer."""
+    target = call.target
+    if best is not None and (target is None or best.nash_conv <= target or call.exact):
+        return LocatedOutcome(thresholds=best.thresholds, program=best.program, rounds=history, bound=best.bound)
+    done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"
+    reached, advice = _STOPPED[stopped]
+    if best is None:
+        hint = ""
+        if seed is not None and seed.guess and seed.fitted > 10.0 * max(seed.nash_conv, target or 0.0):
+            # CFR+ found an equilibrium, and no profile following the model comes close
+            # to it: that one is not of the model's form, which may hold another
+            hint = (
+                f" (the equilibrium CFR+ found, NashConv {seed.nash_conv:.1e}, is not of the model's form: its "
+                f"closest thresholds reach only {seed.fitted:.1e}; should the model hold none, `equilibria nash` "
+                "needs no model)"
+            )
+        raise TimeLimitReached(f"no answer {done}{reached}; {advice}{hint}", history)
+    status = {"time": Status.TIME_LIMIT, "rounds": Status.ITERATION_LIMIT}.get(stopped, Status.STALLED)
+    reason = f"the best certified NashConv {best.nash_conv:.3e} {done}{reached} is above epsilon {target:g}; {advice}"
+    return LocatedOutcome(best.thresholds, best.program, history, best.bound, status, reason)
 
 
 __all__ = [

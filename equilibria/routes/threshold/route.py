@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -31,8 +32,6 @@ from ...models.threshold_best_response import threshold_exploitability
 from ...solvers import Status, default_indicators, get_backend, solve_model
 from ..options import DEFAULT_CELLS, ThresholdOptions
 from .answer import ThresholdSolution
-
-#: Cells of the discretisation on which continuous answers are verified.
 
 
 def solve_threshold(spec: Any, model: str | ParametricModel | None = None, **options: Any) -> ThresholdSolution:
@@ -59,6 +58,76 @@ class ThresholdPrograms(Steps):
             "models": None if options.models is None else list(options.models),
         }
         return threshold_answer(game, **keywords)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """How one call of :func:`threshold_answer` builds, solves and certifies its programs:
+    the options every branch shares, checked when made."""
+
+    backend: str
+    indicators: str | None
+    cells: int
+    certificate: str
+    select: str
+    min_width: float
+    epsilon: float | None
+    breakpoints: int | None
+    products: str | None
+    mccormick: bool
+    every_signal: bool | None
+    time_limit: float | None
+    extensive_check: bool
+    verbose: bool
+    method: str | None
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown or out-of-range option (:class:`checks.OptionError`)."""
+        checks.name("backend", self.backend, optional=False)
+        if self.certificate not in ("exact", "cells"):
+            raise checks.OptionError(f"certificate must be exact or cells, not {self.certificate!r}")
+        checks.name("indicators", self.indicators)
+        checks.count("cells", self.cells, maximum=checks.MAX_CELLS)
+        checks.number("min_width", self.min_width, optional=False)
+        if self.min_width > 1.0:
+            raise checks.OptionError(
+                f"min_width {self.min_width:g} is wider than the signals' range [0, 1]: no region can be"
+            )
+        checks.number("time_limit", self.time_limit, strict=True)
+        check_product_options(self.epsilon, self.breakpoints, self.products)
+        if self.select not in ("any", "lowest", "highest"):
+            raise checks.OptionError(f"select must be any, lowest or highest, not {self.select!r}")
+
+    @property
+    def shape(self) -> dict[str, Any]:
+        """What the program is made of, the same for every program this call writes (keywords
+        of :func:`threshold_milfp`)."""
+        return dict(
+            select=self.select,
+            min_width=self.min_width,
+            epsilon=self.epsilon,
+            breakpoints=self.breakpoints,
+            products=self.products,
+            mccormick=self.mccormick,
+        )
+
+    def exact_equations(self, game: BayesianGame) -> bool:
+        """True when the programs are the two-player ones with exact equations, whose rows a
+        join of models (and their common refinement) is written in."""
+        return game.num_players == 2 and not (
+            self.min_width or self.epsilon or self.breakpoints or self.products or self.every_signal or self.mccormick
+        )
+
+    def not_for_one_program(self) -> list[str]:
+        """The options given that a join of models in one program does not take."""
+        unused = {
+            "min_width": self.min_width,
+            "epsilon": self.epsilon,
+            "breakpoints": self.breakpoints,
+            "products": self.products,
+            "every_signal": self.every_signal,
+        }
+        return [k for k, v in unused.items() if v not in (None, 0.0)] + (["mccormick"] if self.mccormick else [])
 
 
 def threshold_answer(
@@ -127,28 +196,41 @@ def threshold_answer(
     certificate on ``cells`` equal cells beside it for two players, or on the cells alone
     (``certificate="cells"``). Finite answers are certified in the finite game.
     """
-    checks.name("backend", backend, optional=False)
-    if certificate not in ("exact", "cells"):
-        raise checks.OptionError(f"certificate must be exact or cells, not {certificate!r}")
-    checks.name("indicators", indicators)
-    checks.count("cells", cells, maximum=checks.MAX_CELLS)
-    checks.number("min_width", min_width, optional=False)
-    if min_width > 1.0:
-        raise checks.OptionError(f"min_width {min_width:g} is wider than the signals' range [0, 1]: no region can be")
-    checks.number("time_limit", time_limit, strict=True)
-    check_product_options(epsilon, breakpoints, products)
-    if select not in ("any", "lowest", "highest"):
-        raise checks.OptionError(f"select must be any, lowest or highest, not {select!r}")
-    # what the program is made of, the same for every program this call writes
-    shape: dict[str, Any] = dict(
+    how = _Settings(
+        backend=backend,
+        indicators=indicators,
+        cells=cells,
+        certificate=certificate,
         select=select,
         min_width=min_width,
         epsilon=epsilon,
         breakpoints=breakpoints,
         products=products,
         mccormick=mccormick,
+        every_signal=every_signal,
+        time_limit=time_limit,
+        extensive_check=extensive_check,
+        verbose=verbose,
+        method=method,
     )
     t0 = time.perf_counter()
+    game = _signal_game(spec, certificate)
+    if isinstance(model, str) and model == "auto":
+        return _solve_auto(
+            game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate, epsilon=epsilon
+        )
+    if isinstance(model, str) and model in model_sets(game) and models is None:
+        models, model = [model], None  # a shipped set of models names several
+    if models is not None or join is not None:
+        names = _models_to_join(game, model, models, join)
+        if join == "separate":
+            return _solve_separate_programs(game, names, refinement, workers, how, t0)
+        return _solve_one_program(game, names, refinement, how, t0)
+    return _solve_one_model(game, model, rounds, how, t0)
+
+
+def _signal_game(spec: Any, certificate: str) -> BayesianGame:
+    """The signal game ``spec`` is or names, once it is known to take ``certificate``."""
     if isinstance(spec, BayesianGame):
         game = spec
     else:  # a worker process, or a direct call, gives the game's name
@@ -160,107 +242,143 @@ def threshold_answer(
             f"{game.name} has finite signals, certified exactly in the finite game: the certificate on cells "
             "is for continuous signals"
         )
-    if isinstance(model, str) and model == "auto":
-        return _solve_auto(
-            game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate, epsilon=epsilon
-        )
-    if isinstance(model, str) and model in model_sets(game) and models is None:
-        models, model = [model], None  # a shipped set of models names several
-    if models is not None or join is not None:
-        if model is not None:
-            raise ModelError("give one model, or several models to join, not both")
-        if join not in (None, "one-program", "separate"):
-            raise checks.OptionError(f"join must be one-program or separate, not {join!r}")
-        sets = model_sets(game)
-        names: list[str | ParametricModel] = []
-        for m in models if models is not None else list(standard_models(game).values()):
-            names.extend(sets[m] if isinstance(m, str) and m in sets else [m])
-        if not names:
-            raise ModelError(f"'{game.name}' ships no models to join; give them")
-        joinable = game.num_players == 2 and not (
-            min_width or epsilon or breakpoints or products or every_signal or mccormick
-        )
-        if join == "separate":
-            if refinement is None and joinable:
-                # a model that omits plans holds only where the omitted plans are no better,
-                # rows its own program lacks: solve it over the models' common refinement
-                from ...models.parametric import common_us_refinement
+    return game
 
-                try:
-                    refinement = common_us_refinement([resolve_model(game, m) for m in names])
-                except ModelError:
-                    refinement = None  # no common refinement: each model's own program
-            extra: dict[str, Any] = {"refinement": refinement} if refinement is not None else {}
-            found, outcome = solve_threshold_separately(
-                game,
-                names,
-                workers=workers,
-                backend=backend,
-                indicators=indicators,
-                cells=cells,
-                **shape,
-                every_signal=every_signal,
-                time_limit=time_limit,
-                extensive_check=extensive_check,
-                certificate=certificate,
-                **extra,
-            )
-            if found is None:
-                raise ModelInfeasible(
-                    f"no equilibrium of {game.name} conforms to any of the models (each program is "
-                    "infeasible or failed): " + "; ".join(f"{k}: {v}" for k, v in outcome.items())
-                )
-            found.join = {"join": "separate", "outcomes": outcome, "holds": found.model.name}
-            if refinement is not None:
-                found.join["refinement"] = resolve_model(game, refinement).name
-            found.seconds = {"total": time.perf_counter() - t0, **found.seconds}
-            return found
-        unused = {
-            "min_width": min_width,
-            "epsilon": epsilon,
-            "breakpoints": breakpoints,
-            "products": products,
-            "every_signal": every_signal,
-        }
-        given = [k for k, v in unused.items() if v not in (None, 0.0)] + (["mccormick"] if mccormick else [])
-        if given:
-            raise checks.OptionError(
-                f"a join of models in one program takes no {given[0]} (two players, exact equations)"
-            )
-        return _solve_joined(
-            game,
-            [resolve_model(game, m) for m in names],
-            refinement=None if refinement is None else resolve_model(game, refinement),
-            backend=backend,
-            indicators=indicators,
-            cells=cells,
-            select=select,
-            time_limit=time_limit,
-            extensive_check=extensive_check,
-            verbose=verbose,
-            t0=t0,
-            certificate=certificate,
+
+def _models_to_join(
+    game: BayesianGame,
+    model: str | ParametricModel | None,
+    models: Sequence[str | ParametricModel] | None,
+    join: str | None,
+) -> list[str | ParametricModel]:
+    """The models a join is over: ``models``, each shipped set among them standing for its
+    members, or every model the game ships when none is given."""
+    if model is not None:
+        raise ModelError("give one model, or several models to join, not both")
+    if join not in (None, "one-program", "separate"):
+        raise checks.OptionError(f"join must be one-program or separate, not {join!r}")
+    sets = model_sets(game)
+    names: list[str | ParametricModel] = []
+    for m in models if models is not None else list(standard_models(game).values()):
+        names.extend(sets[m] if isinstance(m, str) and m in sets else [m])
+    if not names:
+        raise ModelError(f"'{game.name}' ships no models to join; give them")
+    return names
+
+
+def _solve_separate_programs(
+    game: BayesianGame,
+    names: list[str | ParametricModel],
+    refinement: str | ParametricModel | None,
+    workers: int,
+    how: _Settings,
+    t0: float,
+) -> ThresholdSolution:
+    """``join="separate"``: each model's program in ``workers`` processes
+    (:func:`solve_threshold_separately`); returns the first feasible model's answer, whose
+    ``join`` records every model's outcome."""
+    if refinement is None and how.exact_equations(game):
+        # a model that omits plans holds only where the omitted plans are no better,
+        # rows its own program lacks: solve it over the models' common refinement
+        from ...models.parametric import common_us_refinement
+
+        try:
+            refinement = common_us_refinement([resolve_model(game, m) for m in names])
+        except ModelError:
+            refinement = None  # no common refinement: each model's own program
+    extra: dict[str, Any] = {"refinement": refinement} if refinement is not None else {}
+    found, outcome = solve_threshold_separately(
+        game,
+        names,
+        workers=workers,
+        backend=how.backend,
+        indicators=how.indicators,
+        cells=how.cells,
+        **how.shape,
+        every_signal=how.every_signal,
+        time_limit=how.time_limit,
+        extensive_check=how.extensive_check,
+        certificate=how.certificate,
+        **extra,
+    )
+    if found is None:
+        raise ModelInfeasible(
+            f"no equilibrium of {game.name} conforms to any of the models (each program is "
+            "infeasible or failed): " + "; ".join(f"{k}: {v}" for k, v in outcome.items())
         )
+    found.join = {"join": "separate", "outcomes": outcome, "holds": found.model.name}
+    if refinement is not None:
+        found.join["refinement"] = resolve_model(game, refinement).name
+    found.seconds = {"total": time.perf_counter() - t0, **found.seconds}
+    return found
+
+
+def _solve_one_program(
+    game: BayesianGame,
+    names: list[str | ParametricModel],
+    refinement: str | ParametricModel | None,
+    how: _Settings,
+    t0: float,
+) -> ThresholdSolution:
+    """``join="one-program"``: the models joined in one program through their common
+    US-refinement (:func:`_solve_joined`); returns the answer of the model that holds."""
+    given = how.not_for_one_program()
+    if given:
+        raise checks.OptionError(f"a join of models in one program takes no {given[0]} (two players, exact equations)")
+    return _solve_joined(
+        game,
+        [resolve_model(game, m) for m in names],
+        refinement=None if refinement is None else resolve_model(game, refinement),
+        backend=how.backend,
+        indicators=how.indicators,
+        cells=how.cells,
+        select=how.select,
+        time_limit=how.time_limit,
+        extensive_check=how.extensive_check,
+        verbose=how.verbose,
+        t0=t0,
+        certificate=how.certificate,
+    )
+
+
+def _solve_one_model(
+    game: BayesianGame, model: str | ParametricModel | None, rounds: int | None, how: _Settings, t0: float
+) -> ThresholdSolution:
+    """One model's answer (the game's shipped model when ``model`` is None): the located
+    program's rounds for finite signals with three or more players, else the model's
+    threshold program, solved again with a best-response row per signal when a finite
+    game's answer is exploitable without them."""
     defaulted = model is None
     model = resolve_model(game, model)
-    get_backend(backend)  # an unknown backend is bad input: say so before any work starts
+    get_backend(how.backend)  # an unknown backend is bad input: say so before any work starts
     if game.finite and game.num_players > 2:
         return _solve_located(
             game,
             model,
-            backend=backend,
-            **shape,
+            backend=how.backend,
+            **how.shape,
             rounds=rounds,
-            deadline=None if time_limit is None else t0 + time_limit,
-            verbose=verbose,
+            deadline=None if how.time_limit is None else t0 + how.time_limit,
+            verbose=how.verbose,
             t0=t0,
-            method=method,
+            method=how.method,
         )
     if rounds is not None:
         raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
+    program = _threshold_program(game, model, how, defaulted)
+    indicators = how.indicators or default_indicators(how.backend, program.model)
+    answer = _solve_program(game, model, program, indicators, how, t0)
+    if answer.is_equilibrium or not game.finite or program.every_signal:
+        return answer
+    return _solve_every_signal(game, model, answer, indicators, how, t0)
+
+
+def _threshold_program(game: BayesianGame, model: ParametricModel, how: _Settings, defaulted: bool) -> ThresholdProgram:
+    """``model``'s threshold program on ``game``; ``defaulted`` when the model is the game's
+    shipped one, not named, which the error then says."""
     with stage("building the threshold program"):
         try:
-            program = threshold_milfp(game, model, **shape, every_signal=every_signal)
+            return threshold_milfp(game, model, **how.shape, every_signal=how.every_signal)
         except ModelError as exc:
             if defaulted and game.num_players > 2:
                 # no model was named: the shipped one does not fit this many players
@@ -269,11 +387,27 @@ def threshold_answer(
                     f"{game.num_players} players ({exc}); --model auto finds one from the game"
                 ) from None
             raise
-    indicators = indicators or default_indicators(backend, program.model)
+
+
+def _solve_program(
+    game: BayesianGame,
+    model: ParametricModel,
+    program: ThresholdProgram,
+    indicators: str,
+    how: _Settings,
+    t0: float,
+) -> ThresholdSolution:
+    """The certified answer of ``model``'s solved ``program`` (built since ``t0``); raises
+    :class:`ModelInfeasible` when the program is infeasible."""
     t1 = time.perf_counter()
-    with stage(f"solving the threshold program with {backend}"):
+    with stage(f"solving the threshold program with {how.backend}"):
         sol = solve_model(
-            program.model, backend, indicators=indicators, time_limit=time_limit, verbose=verbose, method=method
+            program.model,
+            how.backend,
+            indicators=indicators,
+            time_limit=how.time_limit,
+            verbose=how.verbose,
+            method=how.method,
         )
     t2 = time.perf_counter()
     if sol.status == "infeasible":
@@ -290,37 +424,47 @@ def threshold_answer(
     t = {k: pyo.value(m.t[k]) for k in program.thresholds}
     owner = {k: model.threshold_owner(k)[0] for k in program.thresholds}
     thresholds = tuple([float(t[k]) for k in program.thresholds if owner[k] == p] for p in range(game.num_players))
-    answer = _certified(
+    return _certified(
         game,
         model,
         program,
         thresholds,
-        backend=backend,
+        backend=how.backend,
         indicators=indicators,
-        cells=cells,
-        extensive_check=extensive_check,
+        cells=how.cells,
+        extensive_check=how.extensive_check,
         seconds={"build": t1 - t0, "solve": t2 - t1, **{f"solver_{k}": v for k, v in sol.seconds.items()}},
-        certificate=certificate,
+        certificate=how.certificate,
     )
-    if answer.is_equilibrium or not game.finite or program.every_signal:
-        return answer
+
+
+def _solve_every_signal(
+    game: BayesianGame,
+    model: ParametricModel,
+    answer: ThresholdSolution,
+    indicators: str,
+    how: _Settings,
+    t0: float,
+) -> ThresholdSolution:
+    """The answer of ``model``'s program with a best-response row per signal, in the time
+    left since ``t0``, noting why: ``answer``, of the program without them, is exploitable."""
     # the program checks the thresholds, and a signal inside a region preferred another
     # plan: with a best-response row per signal a feasible answer is an equilibrium, or
     # the program is infeasible and no equilibrium follows the model
-    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
+    left = None if how.time_limit is None else max(0.01, how.time_limit - (time.perf_counter() - t0))
     strict = threshold_answer(
         game,
         model,
-        backend=backend,
+        backend=how.backend,
         indicators=indicators,
-        cells=cells,
-        **shape,
+        cells=how.cells,
+        **how.shape,
         every_signal=True,
         time_limit=left,
-        extensive_check=extensive_check,
-        verbose=verbose,
-        method=method,
-        certificate=certificate,
+        extensive_check=how.extensive_check,
+        verbose=how.verbose,
+        method=how.method,
+        certificate=how.certificate,
     )
     strict.note = (
         f"the program without a best-response row per signal answered with exploitability "
@@ -527,64 +671,10 @@ def _certified(
     t2 = time.perf_counter()
     players = range(game.num_players)
     cdf = tuple([float(v) for v in game.signals[p](np.asarray(thresholds[p], dtype=float))] for p in players)
-    verification: dict = {}
-    sequence_form, behaviors, where = None, None, "the game's signal plans"
     if game.finite:
-        target = game.finite_game()
-        strategies = project(game, model, thresholds, target)
-        # the plan-level check enumerates plan profiles, whose number grows like the
-        # product of the players' plan counts: with more than two players the extensive
-        # form certifies alone
-        plan_level = game.num_players == 2 or not extensive_check
-        if plan_level:
-            ex = target.exploitability(strategies)
-            verification.update(
-                method="exact, plan best responses",
-                cells=None,
-                best_response_values=[float(v) for v in ex["best_response_values"]],
-            )
-            cert = _plan_certificate(ex)
-        if extensive_check:
-            eg = target.to_extensive()
-            sequence_form = SequenceForm(eg)
-            behaviors = target.behavior_from_plans(strategies, eg, sequence_form)
-            verification.update(
-                method="exact, in the equivalent extensive-form game", cells=None, extensive_nodes=eg.num_nodes
-            )
-            if plan_level:
-                verification["plan_exploitability"] = float(ex["exploitability"])
-            cert = certify(sequence_form, behaviors)
-            verification["best_response_values"] = [float(v) for v in cert.best_response_values]
-            where = "the equivalent extensive-form game"
+        verified = _finite_certificate(game, model, thresholds, extensive_check)
     else:
-        target = game.discretize(cells)
-        strategies = project(game, model, thresholds, target)
-        # the cell certificate enumerates cells ** players deals: with two players it is
-        # cheap and cross-checks the exact one; with more it runs when asked for
-        on_cells = target.exploitability(strategies) if certificate == "cells" or game.num_players == 2 else None
-        if certificate == "exact":
-            ex = threshold_exploitability(game, model.plan_indices(game), thresholds)
-            where = "the continuous game (exact best responses)"
-            verification.update(
-                method="exact, best responses integrated piece by piece",
-                cells=None,
-                best_response_values=[float(v) for v in ex["best_response_values"]],
-            )
-            if on_cells is not None:
-                verification["cells_check"] = {
-                    "cells": cells,
-                    "exploitability": float(on_cells["exploitability"]),
-                    "nash_conv": float(on_cells["nash_conv"]),
-                }
-        else:
-            ex = cast(dict, on_cells)
-            where = f"a discretisation into {cells} equal cells"
-            verification.update(
-                method=f"on a discretisation into {cells} equal cells (ties split)",
-                cells=cells,
-                best_response_values=[float(v) for v in ex["best_response_values"]],
-            )
-        cert = _plan_certificate(ex)
+        verified = _continuous_certificate(game, model, thresholds, cells, certificate)
     t3 = time.perf_counter()
     return ThresholdSolution(
         route="threshold",
@@ -592,24 +682,113 @@ def _certified(
         status=Status.OPTIMAL,
         backend=backend,
         method=None,
-        value=float(cert.payoffs[0]),
-        certificate=cert,
-        certified_in=where,
+        value=float(verified.cert.payoffs[0]),
+        certificate=verified.cert,
+        certified_in=verified.where,
         zero_sum=game.tree.zero_sum,
-        sequence_form=sequence_form,
-        behaviors=behaviors,
+        sequence_form=verified.sequence_form,
+        behaviors=verified.behaviors,
         sizes=_program_sizes(program) if program is not None else {},
         game=game,
         model=model,
         program=program,
         thresholds=thresholds,
         cdf=cdf,
-        strategies=strategies,
-        verification=verification,
+        strategies=verified.strategies,
+        verification=verified.verification,
         indicators=indicators,
         join=join,
         seconds={**seconds, "verify": t3 - t2},
     )
+
+
+@dataclass
+class _Verified:
+    """Strategies projected on a finite game, their certificate, how it was made
+    (``verification``) and ``where``; with the sequence form and behaviour strategies of
+    the extensive form when certified there."""
+
+    strategies: list[np.ndarray]
+    cert: Exploitability
+    verification: dict
+    where: str
+    sequence_form: SequenceForm | None = None
+    behaviors: list[np.ndarray] | None = None
+
+
+def _finite_certificate(
+    game: BayesianGame, model: ParametricModel, thresholds: tuple[list[float], ...], extensive_check: bool
+) -> _Verified:
+    """The certificate of ``thresholds`` on finite signals: returns plan-level best
+    responses (two players, or without ``extensive_check``) and, with ``extensive_check``,
+    the certificate in the equivalent extensive-form game, which then answers."""
+    verification: dict = {}
+    sequence_form, behaviors, where = None, None, "the game's signal plans"
+    target = game.finite_game()
+    strategies = project(game, model, thresholds, target)
+    # the plan-level check enumerates plan profiles, whose number grows like the
+    # product of the players' plan counts: with more than two players the extensive
+    # form certifies alone
+    plan_level = game.num_players == 2 or not extensive_check
+    if plan_level:
+        ex = target.exploitability(strategies)
+        verification.update(
+            method="exact, plan best responses",
+            cells=None,
+            best_response_values=[float(v) for v in ex["best_response_values"]],
+        )
+        cert = _plan_certificate(ex)
+    if extensive_check:
+        eg = target.to_extensive()
+        sequence_form = SequenceForm(eg)
+        behaviors = target.behavior_from_plans(strategies, eg, sequence_form)
+        verification.update(
+            method="exact, in the equivalent extensive-form game", cells=None, extensive_nodes=eg.num_nodes
+        )
+        if plan_level:
+            verification["plan_exploitability"] = float(ex["exploitability"])
+        cert = certify(sequence_form, behaviors)
+        verification["best_response_values"] = [float(v) for v in cert.best_response_values]
+        where = "the equivalent extensive-form game"
+    return _Verified(strategies, cert, verification, where, sequence_form, behaviors)
+
+
+def _continuous_certificate(
+    game: BayesianGame, model: ParametricModel, thresholds: tuple[list[float], ...], cells: int, certificate: str
+) -> _Verified:
+    """The certificate of ``thresholds`` on continuous signals, with strategies projected on
+    ``cells`` equal cells: returns exact best responses in the continuous game
+    (``certificate="exact"``, cross-checked on the cells for two players) or best responses
+    on the cells (``certificate="cells"``)."""
+    verification: dict = {}
+    target = game.discretize(cells)
+    strategies = project(game, model, thresholds, target)
+    # the cell certificate enumerates cells ** players deals: with two players it is
+    # cheap and cross-checks the exact one; with more it runs when asked for
+    on_cells = target.exploitability(strategies) if certificate == "cells" or game.num_players == 2 else None
+    if certificate == "exact":
+        ex = threshold_exploitability(game, model.plan_indices(game), thresholds)
+        where = "the continuous game (exact best responses)"
+        verification.update(
+            method="exact, best responses integrated piece by piece",
+            cells=None,
+            best_response_values=[float(v) for v in ex["best_response_values"]],
+        )
+        if on_cells is not None:
+            verification["cells_check"] = {
+                "cells": cells,
+                "exploitability": float(on_cells["exploitability"]),
+                "nash_conv": float(on_cells["nash_conv"]),
+            }
+    else:
+        ex = cast(dict, on_cells)
+        where = f"a discretisation into {cells} equal cells"
+        verification.update(
+            method=f"on a discretisation into {cells} equal cells (ties split)",
+            cells=cells,
+            best_response_values=[float(v) for v in ex["best_response_values"]],
+        )
+    return _Verified(strategies, _plan_certificate(ex), verification, where)
 
 
 def _solve_joined(
