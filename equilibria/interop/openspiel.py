@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -208,37 +209,82 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
     os_game = _load(game_or_string)
     name = str(os_game)
     os_game, note = _turn_based(os_game, name)
-    per_node = _per_node(os_game)
+    estimate = _checked_estimate(os_game, name, max_nodes)
+    tree = _walk(os_game, name, _per_node(os_game), estimate, max_nodes)
+    return _extensive_game(tree, os_game, name, note)
+
+
+def _checked_estimate(os_game: Any, name: str, max_nodes: int) -> float:
+    """The estimated tree size (:func:`estimate_tree_size`); OpenSpielError when it is far
+    above ``max_nodes``."""
     estimate = estimate_tree_size(os_game, cap=10 * max_nodes)
     if estimate > 10 * max_nodes:  # the estimate is noisy: refuse early only when far off
         raise OpenSpielError(
             f"OpenSpiel game '{name}' is too large: {estimate:.3g} nodes or more are estimated, "
             f"the limit is max_nodes={max_nodes}"
         )
-    num_players = os_game.num_players()
+    return estimate
 
-    parent: list[int] = []
-    player: list[int] = []
-    infoset: list[int] = []
-    action: list[int] = []
-    chance_prob: list[float] = []
-    chance_label: list[str] = []
-    terminal_node: list[int] = []
-    terminal_returns: list[list[float]] = []
-    infoset_index: dict[tuple[int, str], int] = {}
-    infoset_player: list[int] = []
-    infoset_strings: list[str] = []
-    infoset_num_actions: list[int] = []
-    action_ids: list[int] = []
-    action_labels: list[str] = []
 
+@dataclass
+class _Tree:
+    """A walked tree as the flat lists :meth:`ExtensiveGame.from_arrays` takes: per node in
+    visit order its parent, player, information set, action index at the parent and chance
+    probability and label; the terminal nodes and their returns; per information set its
+    player, key string and action count, and per action its OpenSpiel id and label."""
+
+    parent: list[int] = field(default_factory=list)
+    player: list[int] = field(default_factory=list)
+    infoset: list[int] = field(default_factory=list)
+    action: list[int] = field(default_factory=list)
+    chance_prob: list[float] = field(default_factory=list)
+    chance_label: list[str] = field(default_factory=list)
+    terminal_node: list[int] = field(default_factory=list)
+    terminal_returns: list[list[float]] = field(default_factory=list)
+    infoset_index: dict[tuple[int, str], int] = field(default_factory=dict)
+    infoset_player: list[int] = field(default_factory=list)
+    infoset_strings: list[str] = field(default_factory=list)
+    infoset_num_actions: list[int] = field(default_factory=list)
+    action_ids: list[int] = field(default_factory=list)
+    action_labels: list[str] = field(default_factory=list)
+
+    def information_set(self, state: Any, cur: int, key_text: str, legal: list[int], name: str) -> int:
+        """The index of player ``cur``'s information set keyed ``key_text``, added with the
+        actions ``legal`` of ``state`` on its first visit. GameError when another visit
+        offered another number of actions."""
+        k = self.infoset_index.get((cur, key_text))
+        if k is None:
+            k = self.infoset_index[(cur, key_text)] = len(self.infoset_player)
+            self.infoset_player.append(cur)
+            self.infoset_strings.append(key_text)
+            self.infoset_num_actions.append(len(legal))
+            self.action_ids.extend(legal)
+            self.action_labels.extend(state.action_to_string(cur, aid) for aid in legal)
+        elif self.infoset_num_actions[k] != len(legal):
+            raise GameError(
+                f"OpenSpiel game '{name}': information state {key_text!r} of player {cur + 1} "
+                f"offers {len(legal)} actions at one state and {self.infoset_num_actions[k]} at another"
+            )
+        return k
+
+
+def _walk(os_game: Any, name: str, per_node: bool, estimate: float, max_nodes: int) -> _Tree:
+    """The tree of ``os_game``, every state visited once, nodes in depth-first order with
+    children in action order (chance outcomes by ascending id). Logs progress every
+    :data:`PROGRESS_EVERY` seconds; OpenSpielError past ``max_nodes`` nodes or at a
+    simultaneous-move state. Information sets are keyed by information-state strings, or by
+    ``PLAYER:HISTORY`` when ``per_node``."""
+    tree = _Tree()
+    # bound once: this loop runs once per node, millions of times on a large game
+    parent, action, player, infoset = tree.parent.append, tree.action.append, tree.player.append, tree.infoset.append
+    chance_prob, chance_label = tree.chance_prob.append, tree.chance_label.append
     # Depth-first with an explicit stack: memory stays proportional to depth times
     # branching, whereas a breadth-first frontier of state objects can hold millions.
     stack = [(os_game.new_initial_state(), -1, -1, 1.0, "")]
     started = told = time.perf_counter()
     while stack:
         state, par, act, prob, clabel = stack.pop()
-        node = len(parent)
+        node = len(tree.parent)
         if node % 4096 == 0 and time.perf_counter() - told >= PROGRESS_EVERY:
             told = time.perf_counter()
             _log.info("expanding %s: %s nodes of about %.3g, %.0f s", name, f"{node:,}", estimate, told - started)
@@ -247,67 +293,66 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
                 f"OpenSpiel game '{name}' is too large: its tree has more than "
                 f"max_nodes={max_nodes} nodes (estimated size {estimate:.3g})"
             )
-        parent.append(par)
-        action.append(act)
-        chance_prob.append(prob)
-        chance_label.append(clabel)
+        parent(par)
+        action(act)
+        chance_prob(prob)
+        chance_label(clabel)
         cur = state.current_player()
         if cur == _OS_TERMINAL or state.is_terminal():
-            player.append(TERMINAL)
-            infoset.append(-1)
-            terminal_node.append(node)
-            terminal_returns.append(state.returns())
-            continue
-        if cur == _OS_CHANCE:
-            player.append(CHANCE)
-            infoset.append(-1)
-            outcomes = sorted(state.chance_outcomes())
-            for a in range(len(outcomes) - 1, -1, -1):
-                aid, p = outcomes[a]
-                stack.append((state.child(aid), node, a, float(p), state.action_to_string(_OS_CHANCE, aid)))
-            continue
-        if cur == _OS_SIMULTANEOUS or cur < 0:
+            player(TERMINAL)
+            infoset(-1)
+            tree.terminal_node.append(node)
+            tree.terminal_returns.append(state.returns())
+        elif cur == _OS_CHANCE:
+            player(CHANCE)
+            infoset(-1)
+            stack.extend(_chance_children(state, node))
+        elif cur == _OS_SIMULTANEOUS or cur < 0:
             raise OpenSpielError(f"OpenSpiel game '{name}' reaches a simultaneous-move state")
-        key_text = f"{cur}:{state.history_str()}" if per_node else state.information_state_string(cur)
-        legal = state.legal_actions()
-        k = infoset_index.get((cur, key_text))
-        if k is None:
-            k = infoset_index[(cur, key_text)] = len(infoset_player)
-            infoset_player.append(cur)
-            infoset_strings.append(key_text)
-            infoset_num_actions.append(len(legal))
-            action_ids.extend(legal)
-            action_labels.extend(state.action_to_string(cur, aid) for aid in legal)
-        elif infoset_num_actions[k] != len(legal):
-            raise GameError(
-                f"OpenSpiel game '{name}': information state {key_text!r} of player {cur + 1} "
-                f"offers {len(legal)} actions at one state and {infoset_num_actions[k]} at another"
-            )
-        player.append(cur)
-        infoset.append(k)
-        for a in range(len(legal) - 1, -1, -1):
-            stack.append((state.child(legal[a]), node, a, 1.0, ""))
+        else:
+            key_text = f"{cur}:{state.history_str()}" if per_node else state.information_state_string(cur)
+            legal = state.legal_actions()
+            k = tree.information_set(state, cur, key_text, legal, name)
+            player(cur)
+            infoset(k)
+            for a in range(len(legal) - 1, -1, -1):  # last first: the first action is visited first
+                stack.append((state.child(legal[a]), node, a, 1.0, ""))
+    return tree
 
-    n = len(parent)
-    payoffs = np.zeros((n, num_players))
-    if terminal_node:
-        payoffs[np.asarray(terminal_node)] = np.asarray(terminal_returns, dtype=np.float64)
-    labels = np.asarray(infoset_strings, dtype=str)
-    action_labels_arr = np.asarray(action_labels, dtype=str)
-    ids = np.asarray(action_ids, dtype=np.int64)
+
+def _chance_children(state: Any, node: int) -> list[tuple[Any, int, int, float, str]]:
+    """The stack entries of chance node ``node``'s children (state, parent, outcome index,
+    probability, label), last outcome first: outcomes in ascending id order."""
+    outcomes = sorted(state.chance_outcomes())
+    children = []
+    for a in range(len(outcomes) - 1, -1, -1):
+        aid, p = outcomes[a]
+        children.append((state.child(aid), node, a, float(p), state.action_to_string(_OS_CHANCE, aid)))
+    return children
+
+
+def _extensive_game(tree: _Tree, os_game: Any, name: str, note: str) -> ExtensiveGame:
+    """The validated :class:`ExtensiveGame` of a walked tree, titled ``name`` (and the
+    ``note`` on its conversion), carrying its :class:`OpenSpielSource`; GameError naming
+    the game when it breaks perfect recall."""
+    num_players = os_game.num_players()
+    payoffs = np.zeros((len(tree.parent), num_players))
+    if tree.terminal_node:
+        payoffs[np.asarray(tree.terminal_node)] = np.asarray(tree.terminal_returns, dtype=np.float64)
+    labels = np.asarray(tree.infoset_strings, dtype=str)
     game = ExtensiveGame.from_arrays(
-        parent=np.asarray(parent, dtype=np.int64),
-        player=np.asarray(player, dtype=np.int32),
-        infoset=np.asarray(infoset, dtype=np.int64),
-        action=np.asarray(action, dtype=np.int64),
-        chance_prob=np.asarray(chance_prob, dtype=np.float64),
+        parent=np.asarray(tree.parent, dtype=np.int64),
+        player=np.asarray(tree.player, dtype=np.int32),
+        infoset=np.asarray(tree.infoset, dtype=np.int64),
+        action=np.asarray(tree.action, dtype=np.int64),
+        chance_prob=np.asarray(tree.chance_prob, dtype=np.float64),
         payoffs=payoffs,
-        infoset_player=np.asarray(infoset_player, dtype=np.int32),
-        infoset_num_actions=np.asarray(infoset_num_actions, dtype=np.int32),
+        infoset_player=np.asarray(tree.infoset_player, dtype=np.int32),
+        infoset_num_actions=np.asarray(tree.infoset_num_actions, dtype=np.int32),
         player_names=[f"Player {p + 1}" for p in range(num_players)],
         infoset_labels=labels,
-        action_labels=action_labels_arr,
-        chance_labels=np.asarray(chance_label, dtype=str),
+        action_labels=np.asarray(tree.action_labels, dtype=str),
+        chance_labels=np.asarray(tree.chance_label, dtype=str),
         title=f"{name} ({note})" if note else name,
         validate=False,
     )
@@ -318,6 +363,7 @@ def from_openspiel(game_or_string: Any, *, max_nodes: int = DEFAULT_MAX_NODES) -
     # Identify the per-information-set data only after construction: from_arrays
     # renumbers nodes but keeps information sets and their action order as given.
     # the string that loads the tree walked (the turn-based game of a simultaneous one)
+    ids = np.asarray(tree.action_ids, dtype=np.int64)
     game.openspiel = OpenSpielSource(game_string=str(os_game), infoset_strings=labels, action_ids=ids)
     return game
 

@@ -8,6 +8,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..models.progress import stage
 from ..models.sequence import SequenceForm
 from ..models.treeplex import Treeplex
 from ..solvers import Status
-from ..solvers.first_order import ALGORITHMS, MirrorProxSolver, make_solver
+from ..solvers.first_order import ALGORITHMS, MirrorProxSolver, SaddlePointSolver, make_solver
 from .run import LPRun
 
 _log = logging.getLogger(__name__)
@@ -88,100 +89,18 @@ def solve_first_order(
     mirror-prox the proven bound on the exploitability, half its bound on the duality gap);
     ``on_certificate`` is called with each entry as it is made (to save a long run's curve).
     """
-    checks.number("time_limit", time_limit, strict=True)
-    checks.number("target_exploitability", target_exploitability)
-    if iterations is not None:
-        iterations = checks.count("iterations", iterations)
-    if algorithm not in ALGORITHMS:
-        raise checks.OptionError(f"algorithm must be lp or one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
-    if time_limit is None and target_exploitability is None and iterations is None:
-        raise checks.OptionError(
-            f"{algorithm} runs until a target exploitability, a time limit or an iteration count: give one"
-        )
+    iterations = _check_options(algorithm, time_limit, target_exploitability, iterations)
     constant = check_two_player_zero_sum(sf, algorithm)
     times = times if times is not None else {}
-    t0 = time.perf_counter()
-    with stage(f"building the payoff matrix for {algorithm}"):
-        solver = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf))
-    times["build"] = times.get("build", 0.0) + time.perf_counter() - t0
+    solver = _build_solver(sf, algorithm, times)
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
-    solving = certifying = 0.0
-    curve: list[dict] = []
-    best: tuple[list[np.ndarray], Exploitability] | None = None
-    status = Status.ITERATION_LIMIT
-    next_check = 1
-    last_told = start
-    with stage(f"iterating {algorithm}"):
-        try:
-            while True:
-                t1 = time.perf_counter()
-                out_of_time = False
-                while solver.iterations < next_check and (iterations is None or solver.iterations < iterations):
-                    solver.iterate(1)
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        out_of_time = True
-                        break
-                t2 = time.perf_counter()
-                solving += t2 - t1
-                behaviors = solver.average_behaviors()
-                # the best responses by the solver's own two matrices: one iteration's cost,
-                # where a pass over every payoff entry of the sequence form costs ten or more
-                cert = saddle_point_exploitability(
-                    solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant
-                )
-                certifying += time.perf_counter() - t2
-                point = {
-                    "iterations": solver.iterations,
-                    "seconds": solving,
-                    "exploitability": float(cert.exploitability),
-                }
-                if isinstance(solver, MirrorProxSolver):
-                    point["proven_bound"] = solver.gap_bound / 2
-                curve.append(point)
-                if on_certificate is not None:
-                    on_certificate(point)
-                if best is None or cert.exploitability <= best[1].exploitability:
-                    best = (behaviors, cert)
-                now = time.perf_counter()
-                if now - last_told >= 10.0:
-                    _log.info(
-                        "%s: %s iterations, exploitability %.3e after %.0f s",
-                        algorithm,
-                        f"{solver.iterations:,}",
-                        cert.exploitability,
-                        now - start,
-                    )
-                    last_told = now
-                if target_exploitability is not None and cert.exploitability <= target_exploitability:
-                    status = Status.TARGET_REACHED
-                    break
-                if out_of_time or (deadline is not None and now >= deadline):
-                    status = Status.TIME_LIMIT
-                    break
-                if iterations is not None and solver.iterations >= iterations:
-                    break
-                if solver.iterations >= STALL_AFTER and _out_of_reach(curve, target_exploitability):
-                    # at the rate of the last iterations the target would take more than
-                    # STALL_FACTOR times as many: it is below what the method reaches here (or
-                    # what floating point resolves), and waiting for it would never end
-                    status = Status.STALLED
-                    break
-                next_check = max(solver.iterations + 1, int(solver.iterations * CERTIFY_GROWTH))
-        except KeyboardInterrupt:
-            if best is None:
-                raise
-            # the strategies certified so far are an answer: the caller shows it, then
-            # ends as an interrupt does
-            status = Status.INTERRUPTED
-    times["solve"] = times.get("solve", 0.0) + solving
-    times["certify"] = times.get("certify", 0.0) + certifying
-    behaviors, cert = best
-    sizes = {
-        "sequences": [tp.num_sequences for tp in solver.treeplexes],
-        "nonzeros": int(solver.A.nnz),
-        "iterations": solver.iterations,
-    }
+    limits = _Limits(target_exploitability, None if time_limit is None else start + time_limit, iterations)
+    progress = _Progress(algorithm, start)
+    status = _run_until_stopped(solver, constant, limits, progress, on_certificate)
+    times["solve"] = times.get("solve", 0.0) + progress.solving
+    times["certify"] = times.get("certify", 0.0) + progress.certifying
+    assert progress.best is not None  # a run stops only after a certificate, or raises
+    behaviors, cert = progress.best
     return LPRun(
         None,
         behaviors,
@@ -190,15 +109,200 @@ def solve_first_order(
         float(cert.payoffs[0]),
         None,
         None,
-        curve=curve,
-        problem_sizes=sizes,
+        curve=progress.curve,
+        problem_sizes=_problem_sizes(solver),
         algorithm=algorithm,
     )
 
 
-#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
-#: elimination of dominated strategies ("Lossless abstraction of imperfect information
-#: games", 2007, section 1.3), printed beside ours.
+def _check_options(
+    algorithm: str, time_limit: float | None, target: float | None, iterations: int | None
+) -> int | None:
+    """The iteration limit, checked (None for none); OptionError for an option of the wrong
+    type or range, an unknown algorithm, or no stopping rule at all."""
+    checks.number("time_limit", time_limit, strict=True)
+    checks.number("target_exploitability", target)
+    if iterations is not None:
+        iterations = checks.count("iterations", iterations)
+    if algorithm not in ALGORITHMS:
+        raise checks.OptionError(f"algorithm must be lp or one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
+    if time_limit is None and target is None and iterations is None:
+        raise checks.OptionError(
+            f"{algorithm} runs until a target exploitability, a time limit or an iteration count: give one"
+        )
+    return iterations
+
+
+def _build_solver(sf: SequenceForm, algorithm: str, times: dict) -> SaddlePointSolver:
+    """The first-order solver of ``algorithm`` on ``sf``'s saddle point, its build time
+    added to ``times["build"]``."""
+    t0 = time.perf_counter()
+    with stage(f"building the payoff matrix for {algorithm}"):
+        solver = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf))
+    times["build"] = times.get("build", 0.0) + time.perf_counter() - t0
+    return solver
+
+
+def _next_check(iterations: int) -> int:
+    """The iteration count of the next certificate after one at ``iterations``: at least one
+    more, else :data:`CERTIFY_GROWTH` times as many."""
+    return max(iterations + 1, int(iterations * CERTIFY_GROWTH))
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """When a first-order solve stops: a target exploitability, a deadline
+    (``time.perf_counter`` seconds) and an iteration count, each None when not given."""
+
+    target: float | None
+    deadline: float | None
+    iterations: int | None
+
+    def iterations_left(self, done: int) -> bool:
+        """True when the iteration count allows another iteration after ``done``."""
+        return self.iterations is None or done < self.iterations
+
+    def past_deadline(self, now: float) -> bool:
+        """True when ``now`` is at or after the deadline."""
+        return self.deadline is not None and now >= self.deadline
+
+    def stop(self, done: int, exploitability: float, curve: list[dict], out_of_time: bool, now: float) -> Status | None:
+        """The status to stop with after a certificate of ``exploitability`` at ``done``
+        iterations, tested in this order: target reached, time up, iterations done, the
+        target out of reach (``curve`` so far); None to go on."""
+        if self.target is not None and exploitability <= self.target:
+            return Status.TARGET_REACHED
+        if out_of_time or self.past_deadline(now):
+            return Status.TIME_LIMIT
+        if not self.iterations_left(done):
+            return Status.ITERATION_LIMIT
+        if done >= STALL_AFTER and _out_of_reach(curve, self.target):
+            # at the rate of the last iterations the target would take more than
+            # STALL_FACTOR times as many: it is below what the method reaches here (or
+            # what floating point resolves), and waiting for it would never end
+            return Status.STALLED
+        return None
+
+
+#: Seconds between two progress messages of a first-order solve.
+PROGRESS_EVERY = 10.0
+
+
+@dataclass
+class _Progress:
+    """A first-order solve so far: seconds spent iterating and certifying, the certificates
+    (``curve``), the best certified strategies, and when it started and last logged."""
+
+    algorithm: str
+    start: float
+    solving: float = 0.0
+    certifying: float = 0.0
+    curve: list[dict] = field(default_factory=list)
+    best: tuple[list[np.ndarray], Exploitability] | None = None
+    last_told: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.last_told = self.start
+
+    def keep(self, behaviors: list[np.ndarray], cert: Exploitability) -> None:
+        """Returns None; keeps ``behaviors`` as the best when no certified strategies so far
+        are less exploitable (a tie goes to the later, longer-run ones)."""
+        if self.best is None or cert.exploitability <= self.best[1].exploitability:
+            self.best = (behaviors, cert)
+
+    def tell(self, iterations: int, exploitability: float, now: float) -> None:
+        """Returns None; logs the iterations and exploitability so far when
+        :data:`PROGRESS_EVERY` seconds have passed since the last message."""
+        if now - self.last_told >= PROGRESS_EVERY:
+            _log.info(
+                "%s: %s iterations, exploitability %.3e after %.0f s",
+                self.algorithm,
+                f"{iterations:,}",
+                exploitability,
+                now - self.start,
+            )
+            self.last_told = now
+
+
+def _run_until_stopped(
+    solver: SaddlePointSolver,
+    constant: float,
+    limits: _Limits,
+    progress: _Progress,
+    on_certificate: Callable[[dict], None] | None,
+) -> Status:
+    """The status the solve stops with, after iterating and certifying in turn (recorded
+    in ``progress``) until ``limits`` say stop. Ctrl-C gives ``interrupted`` once a
+    certificate exists; before that it propagates."""
+    next_check = 1
+    with stage(f"iterating {progress.algorithm}"):
+        try:
+            while True:
+                out_of_time = _iterate_to(solver, next_check, limits, progress)
+                cert = _certify_average(solver, constant, progress, on_certificate)
+                now = time.perf_counter()
+                progress.tell(solver.iterations, cert.exploitability, now)
+                status = limits.stop(solver.iterations, cert.exploitability, progress.curve, out_of_time, now)
+                if status is not None:
+                    return status
+                next_check = _next_check(solver.iterations)
+        except KeyboardInterrupt:
+            if progress.best is None:
+                raise
+            # the strategies certified so far are an answer: the caller shows it, then
+            # ends as an interrupt does
+            return Status.INTERRUPTED
+
+
+def _iterate_to(solver: SaddlePointSolver, next_check: int, limits: _Limits, progress: _Progress) -> bool:
+    """True when the deadline passed while the solver iterated up to ``next_check``
+    iterations (or its iteration limit); the seconds are added to ``progress.solving``."""
+    t1 = time.perf_counter()
+    out_of_time = False
+    while solver.iterations < next_check and limits.iterations_left(solver.iterations):
+        solver.iterate(1)
+        if limits.past_deadline(time.perf_counter()):
+            out_of_time = True
+            break
+    progress.solving += time.perf_counter() - t1
+    return out_of_time
+
+
+def _certify_average(
+    solver: SaddlePointSolver,
+    constant: float,
+    progress: _Progress,
+    on_certificate: Callable[[dict], None] | None,
+) -> Exploitability:
+    """The certificate of the solver's average strategies, added to ``progress`` (its
+    seconds, a point of the curve passed to ``on_certificate``, the best strategies)."""
+    t2 = time.perf_counter()
+    behaviors = solver.average_behaviors()
+    # the best responses by the solver's own two matrices: one iteration's cost,
+    # where a pass over every payoff entry of the sequence form costs ten or more
+    cert = saddle_point_exploitability(solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant)
+    progress.certifying += time.perf_counter() - t2
+    point = {
+        "iterations": solver.iterations,
+        "seconds": progress.solving,
+        "exploitability": float(cert.exploitability),
+    }
+    if isinstance(solver, MirrorProxSolver):
+        point["proven_bound"] = solver.gap_bound / 2
+    progress.curve.append(point)
+    if on_certificate is not None:
+        on_certificate(point)
+    progress.keep(behaviors, cert)
+    return cert
+
+
+def _problem_sizes(solver: SaddlePointSolver) -> dict:
+    """Both players' sequence counts, the payoff matrix's nonzeros and the iterations run."""
+    return {
+        "sequences": [tp.num_sequences for tp in solver.treeplexes],
+        "nonzeros": int(solver.A.nnz),
+        "iterations": solver.iterations,
+    }
 
 
 __all__ = ["CERTIFY_GROWTH", "solve_first_order", "treeplexes"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -82,10 +82,7 @@ def solve_sequence_form(
     ``LPRun.dominance`` gives the LP's rows and columns before and after. A given ``lp``
     is then not used.
     """
-    checks.name("backend", backend, optional=False)
-    checks.name("method", method)
-    checks.number("time_limit", time_limit, strict=True)
-    checks.number("target_exploitability", target_exploitability)
+    _check_options(backend, method, time_limit, target_exploitability)
     if eliminate_dominated:
         return _solve_without_dominated(
             sf,
@@ -117,10 +114,7 @@ def solve_sequence_form(
         get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if lp is None:
-        t0 = time.perf_counter()
-        with stage("building the sequence-form LP"):
-            lp = sequence_form_lp(sf, 0)
-        times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
+        lp = _build_lp(sf, times)
     anytime = time_limit is not None or target_exploitability is not None
     plan: list[str] = []
     if chosen:
@@ -128,49 +122,147 @@ def solve_sequence_form(
         plan.append(f"backend {backend}: {why}")
     if backend == "highs" and anytime:
         return _solve_anytime(sf, lp, method, time_limit, target_exploitability, verbose, times, plan)
-    with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
-        sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
-    if chosen and sol.x is None and backend != "highs":
-        _add_seconds(times, sol)
-        plan.append(f"{backend} stopped with status {sol.status} ({sol.message}); solved again by HiGHS")
-        backend = "highs"
-        with stage(f"solving the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros) with {backend}"):
-            sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
-    if sol.x is None:
-        largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
-        hint = (
-            f"; payoffs up to {largest:.3g} are beyond what floating-point LP solvers resolve: rescale them"
-            if largest > 1e9
-            else ""
-        )
-        failure = SolverError if hint else SolveFailed  # payoffs out of range are the input's fault
-        raise failure(f"backend {backend} returned no solution (status {sol.status}: {sol.message}){hint}")
+    call, sol = _solve_plain(lp, _BackendCall(backend, method, time_limit, verbose), chosen, times, plan)
+    x = _primal(sf, call.backend, sol)
     _add_seconds(times, sol)
-    solutions = [sol]
     tolerance = optimality_tolerance(sf)
+    behaviors, cert, solutions = _read_strategies(
+        sf, lp, sol, x, call, both_lps=both_lps, tolerance=tolerance, times=times, plan=plan
+    )
+    status = _certified_status(solutions, cert, call.backend, tolerance)
+    return _run(lp, sol, status, behaviors, cert, solutions, [], plan)
+
+
+def _check_options(backend: str, method: str | None, time_limit: float | None, target: float | None) -> None:
+    """Returns None; raises OptionError, before any work starts, when an option of
+    :func:`solve_sequence_form` has the wrong type or range."""
+    checks.name("backend", backend, optional=False)
+    checks.name("method", method)
+    checks.number("time_limit", time_limit, strict=True)
+    checks.number("target_exploitability", target)
+
+
+def _build_lp(sf: SequenceForm, times: dict) -> LinearProgram:
+    """Player 1's sequence-form LP, its build time added to ``times["lp_build"]``."""
+    t0 = time.perf_counter()
+    with stage("building the sequence-form LP"):
+        lp = sequence_form_lp(sf, 0)
+    times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
+    return lp
+
+
+@dataclass(frozen=True)
+class _BackendCall:
+    """A backend and the options that every LP of one solve is passed to it with."""
+
+    backend: str
+    method: str | None
+    time_limit: float | None
+    verbose: bool
+
+    def solve(self, lp: LinearProgram, what: str) -> Solution:
+        """The backend's solution of ``lp``, under a progress stage that names it ``what``."""
+        with stage(f"solving {what} with {self.backend}"):
+            return solve(lp, self.backend, method=self.method, time_limit=self.time_limit, verbose=self.verbose)
+
+
+def _lp_size(lp: LinearProgram) -> str:
+    """The LP named by its size, for progress stages."""
+    return f"the LP ({lp.num_rows:,} rows, {lp.nnz:,} nonzeros)"
+
+
+def _solve_plain(
+    lp: LinearProgram, call: _BackendCall, chosen: bool, times: dict, plan: list[str]
+) -> tuple[_BackendCall, Solution]:
+    """Player 1's LP solved once (no tolerance ladder): the call that solved it and its
+    solution. A backend chosen by ``backend="auto"`` that returns no solution is followed by
+    HiGHS (said in ``plan``; the first try's seconds added to ``times``)."""
+    sol = call.solve(lp, _lp_size(lp))
+    if chosen and sol.x is None and call.backend != "highs":
+        _add_seconds(times, sol)
+        plan.append(f"{call.backend} stopped with status {sol.status} ({sol.message}); solved again by HiGHS")
+        call = replace(call, backend="highs")
+        sol = call.solve(lp, _lp_size(lp))
+    return call, sol
+
+
+def _primal(sf: SequenceForm, backend: str, sol: Solution) -> np.ndarray:
+    """The primal solution ``sol.x``. Without one: SolverError when the payoffs are too large
+    for a floating-point LP solver (the input's fault, with a hint to rescale), else
+    SolveFailed."""
+    if sol.x is not None:
+        return sol.x
+    largest = float(np.abs(sf.terminal_payoffs).max(initial=0.0))
+    hint = (
+        f"; payoffs up to {largest:.3g} are beyond what floating-point LP solvers resolve: rescale them"
+        if largest > 1e9
+        else ""
+    )
+    failure = SolverError if hint else SolveFailed  # payoffs out of range are the input's fault
+    raise failure(f"backend {backend} returned no solution (status {sol.status}: {sol.message}){hint}")
+
+
+def _certified(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitability:
+    """The exact best-response certificate of ``behaviors``, under a progress stage."""
+    with stage("certifying by exact best responses"):
+        return certify(sf, behaviors)
+
+
+def _read_strategies(
+    sf: SequenceForm,
+    lp: LinearProgram,
+    sol: Solution,
+    x: np.ndarray,
+    call: _BackendCall,
+    *,
+    both_lps: bool,
+    tolerance: float,
+    times: dict,
+    plan: list[str],
+) -> tuple[list[np.ndarray], Exploitability, list[Solution]]:
+    """Both players' behaviour strategies from player 1's solution ``sol`` (primal ``x``),
+    their certificate and the solutions they came from (player 1's, then player 2's own
+    when solved).
+
+    Player 2 plays the duals unless there are none, ``both_lps`` is set, or they fail the
+    certificate of an optimal solution: then player 2's own LP is solved. The time to read
+    and certify the strategies kept is added to ``times["certify"]``.
+    """
+    solutions = [sol]
     t1 = time.perf_counter()
-    behaviors = cert = None
+    read = None
     if sol.row_duals is not None and not both_lps:
-        behaviors = equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)
-        with stage("certifying by exact best responses"):
-            cert = certify(sf, behaviors)
-        if sol.status == Status.OPTIMAL and cert.exploitability > tolerance:
-            # a backend's duals can be wrong while its primal is right (SCIP's on some
-            # games with chance at the root): player 2's own LP does not depend on them
-            plan.append(
-                f"player 2 from its own LP: {backend}'s duals gave exploitability "
-                f"{cert.exploitability:.3e} (tolerance {tolerance:.1e})"
-            )
-            behaviors = cert = None
-    if behaviors is None:
-        lp2, sol2 = _player_two_lp(sf, backend, times, method=method, time_limit=time_limit, verbose=verbose)
+        behaviors = equilibrium_behaviors(sf, lp, x, sol.row_duals)
+        cert = _certified(sf, behaviors)
+        if not _duals_rejected(sol, cert, call.backend, tolerance, plan):
+            read = behaviors, cert
+    if read is None:
+        lp2, sol2 = _player_two_lp(sf, call, times)
         solutions.append(sol2)
         t1 = time.perf_counter()
-        behaviors = equilibrium_behaviors(sf, lp, sol.x, opponent_lp=lp2, opponent_x=sol2.x)
-        with stage("certifying by exact best responses"):
-            cert = certify(sf, behaviors)
-    assert cert is not None
+        behaviors = equilibrium_behaviors(sf, lp, x, opponent_lp=lp2, opponent_x=sol2.x)
+        read = behaviors, _certified(sf, behaviors)
     times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t1
+    return read[0], read[1], solutions
+
+
+def _duals_rejected(sol: Solution, cert: Exploitability, backend: str, tolerance: float, plan: list[str]) -> bool:
+    """True (said in ``plan``) when ``sol`` is called optimal but the strategies read with
+    its duals are more than ``tolerance`` exploitable."""
+    if sol.status == Status.OPTIMAL and cert.exploitability > tolerance:
+        # a backend's duals can be wrong while its primal is right (SCIP's on some
+        # games with chance at the root): player 2's own LP does not depend on them
+        plan.append(
+            f"player 2 from its own LP: {backend}'s duals gave exploitability "
+            f"{cert.exploitability:.3e} (tolerance {tolerance:.1e})"
+        )
+        return True
+    return False
+
+
+def _certified_status(solutions: list[Solution], cert: Exploitability, backend: str, tolerance: float) -> Status:
+    """The answer's status: the first non-optimal status among ``solutions``, else optimal.
+    SolveFailed when that is optimal but the certificate exceeds ``tolerance``."""
     # both players' LPs: the answer is as good as the worse of the two runs
     status = next((s.status for s in solutions if s.status != Status.OPTIMAL), Status.OPTIMAL)
     if status == Status.OPTIMAL and cert.exploitability > tolerance:
@@ -179,21 +271,18 @@ def solve_sequence_form(
             f"{cert.exploitability:.3e} exploitable (tolerance {tolerance:.1e}): no equilibrium; "
             "try another backend or method"
         )
-    return _run(lp, sol, status, behaviors, cert, solutions, [], plan)
+    return status
 
 
-def _player_two_lp(
-    sf: SequenceForm, backend: str, times: dict, *, method: str | None, time_limit: float | None, verbose: bool
-) -> tuple[LinearProgram, Solution]:
+def _player_two_lp(sf: SequenceForm, call: _BackendCall, times: dict) -> tuple[LinearProgram, Solution]:
     """Player 2's own sequence-form LP, built and solved (its stage times added to
     ``times``); SolveFailed when the backend returns no solution."""
     t0 = time.perf_counter()
     lp2 = sequence_form_lp(sf, 1)
     times["lp_build"] = times.get("lp_build", 0.0) + time.perf_counter() - t0
-    with stage(f"solving player 2's LP with {backend}"):
-        sol2 = solve(lp2, backend, method=method, time_limit=time_limit, verbose=verbose)
+    sol2 = call.solve(lp2, "player 2's LP")
     if sol2.x is None:
-        raise SolveFailed(f"backend {backend} returned no solution for player 2 (status {sol2.status})")
+        raise SolveFailed(f"backend {call.backend} returned no solution for player 2 (status {sol2.status})")
     _add_seconds(times, sol2)
     return lp2, sol2
 
@@ -326,6 +415,9 @@ def _solve_anytime(
     return _run(lp, sol, status, behaviors, cert, [sol], attempts, plan)
 
 
+#: Gilpin and Sandholm's LP for Rhode Island hold'em after GameShrink and iterated
+#: elimination of dominated strategies ("Lossless abstraction of imperfect information
+#: games", 2007, section 1.3), printed beside ours.
 PAPER_RHODE_ISLAND_DOMINANCE = (1_190_443, 1_181_084)
 
 
