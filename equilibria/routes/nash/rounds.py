@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -102,6 +102,98 @@ def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float
     return float(total)
 
 
+@dataclass(frozen=True)
+class _Program:
+    """What every round's program and solve share: the game, the backend and its
+    options, the products' representation, the sequences forbidden, and the deadline."""
+
+    sf: SequenceForm
+    backend: str
+    representation: str
+    forbidden: list[np.ndarray] | None
+    linearize: bool
+    method: str | None
+    verbose: bool
+    deadline: float | None
+
+    def time_left(self) -> float | None:
+        """Seconds until the deadline (negative once past), or None without one."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+
+@dataclass(frozen=True)
+class _Seed:
+    """The CFR+ seed: its realization plans, their certified NashConv, the iterations
+    run, and its row (round 0) of the rounds' history."""
+
+    plans: list[np.ndarray]
+    nash_conv: float
+    iterations: int
+    record: Round
+
+
+@dataclass
+class _Zoom:
+    """Where the next round looks: the centre (the best profile certified so far, the seed
+    included), the half-width of the box around it (None: the whole space), and the
+    breakpoints per square of a zoomed round and of a search over the whole space."""
+
+    center: list[np.ndarray]
+    center_nc: float
+    half_width: float | None
+    zoom_k: int
+    search_k: int
+    #: around the centre: the widest box shown to hold no equilibrium, and the narrowest
+    #: whose program answered worse than the centre (too wide for its grid)
+    no_equilibrium: float = 0.0
+    too_coarse: float = math.inf
+
+    def next_box(self) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """The bounds of every realization weight in the next round, or None for the whole
+        space, which a half-width of 1/2 or more becomes (and stays)."""
+        if self.half_width is not None and self.half_width >= 0.5:
+            self.half_width = None
+        if self.half_width is None:
+            return None
+        h = self.half_width
+        return [(np.maximum(0.0, c - h), np.minimum(1.0, c + h)) for c in self.center]
+
+    def widen(self) -> None:
+        """After a box without solution, which holds no equilibrium: look wider, below any
+        box known to answer. Returns nothing; the half-width grows."""
+        assert self.half_width is not None  # the whole space always holds an equilibrium
+        self.no_equilibrium = self.half_width
+        self.half_width = (
+            4.0 * self.half_width if math.isinf(self.too_coarse) else math.sqrt(self.half_width * self.too_coarse)
+        )
+
+    def answered(self, plans: list[np.ndarray], nash_conv: float) -> None:
+        """After a round's profile certified at ``nash_conv`` above the target: refine around
+        it when it beats the centre, else narrow the box or refine its grid. Returns
+        nothing; the box and grids change."""
+        if self.half_width is None:  # the whole space gave this: search finer next time
+            self.search_k = min(2 * self.search_k - 1, MAX_SEARCH_BREAKPOINTS)
+        if nash_conv < self.center_nc:  # a better centre: refine around it
+            self.center, self.center_nc = plans, nash_conv
+            h = self.half_width
+            self.half_width = first_box(nash_conv) if h is None else min(h / 4.0, first_box(nash_conv))
+            self.no_equilibrium, self.too_coarse = 0.0, math.inf
+        elif self.half_width is not None:
+            # the box is too wide for its grid: narrow it (a narrower box costs no binaries),
+            # and once it meets a box without equilibria, refine the grid instead
+            h = self.half_width
+            self.too_coarse = h
+            narrower = h / 4.0 if h / 4.0 > 2.0 * self.no_equilibrium else math.sqrt(h * self.no_equilibrium)
+            if narrower > 1.25 * self.no_equilibrium:
+                self.half_width = narrower
+            else:
+                self.zoom_k = min(2 * self.zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
+
+
+#: Why the rounds ended: the target met, the most rounds run, or the time limit reached.
+_Stop = Literal["target", "rounds", "time"]
+
+
 def solve_rounds(
     sf: SequenceForm,
     *,
@@ -127,138 +219,162 @@ def solve_rounds(
     profile; a profile held then is returned with its ``status`` (``time_limit`` or
     ``iteration_limit``) and the ``reason``.
     """
-    n = sf.num_players
-    max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    program = _Program(
+        sf=sf,
+        backend=backend,
+        representation=representation,
+        forbidden=forbidden,
+        linearize=linearize,
+        method=method,
+        verbose=verbose,
+        deadline=deadline,
+    )
+    seed = _seed(program, target)
+    history = [seed.record]
     zoom_k = breakpoints if breakpoints is not None else ZOOM_BREAKPOINTS
-    search_k = max(zoom_k, 3)
-    history: list[Round] = []
+    zoom = _Zoom(seed.plans, seed.nash_conv, first_box(seed.nash_conv), zoom_k=zoom_k, search_k=max(zoom_k, 3))
+    max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
+    best, stopped = _run_rounds(program, zoom, target, max_rounds, history)
+    best = _prefer_seed(best, seed, zoom, target)
+    if best is None or best.nash_conv > target:
+        best = _short_of_target(best, history, seed.nash_conv, target, stopped)
+    best.rounds = history
+    best.seed_iterations = seed.iterations
+    return best
 
-    def remaining() -> float | None:
-        return None if deadline is None else deadline - time.perf_counter()
 
+def _seed(program: _Program, target: float) -> _Seed:
+    """The CFR+ seed, run for a short share of the time left or until its certified
+    NashConv is a fraction of ``target``."""
     t0 = time.perf_counter()
-    left = remaining()
+    left = program.time_left()
     budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
     with stage("seeding with CFR+"):
-        center, seed_nc, iterations = seed_profile(sf, target=SEED_TARGET * target, seconds=budget)
-    history.append(Round.seed(f"seed (CFR+, {iterations} iterations)", time.perf_counter() - t0, seed_nc))
-    half_width: float | None = first_box(seed_nc)
-    center_nc = seed_nc  # the centre is the best profile certified so far, the seed included
-    # around the centre: the widest box shown to hold no equilibrium, and the narrowest
-    # whose program answered worse than the centre (too wide for its grid)
-    no_equilibrium, too_coarse = 0.0, math.inf
+        plans, nash_conv, iterations = seed_profile(program.sf, target=SEED_TARGET * target, seconds=budget)
+    record = Round.seed(f"seed (CFR+, {iterations} iterations)", time.perf_counter() - t0, nash_conv)
+    return _Seed(plans, nash_conv, iterations, record)
+
+
+def _run_rounds(
+    program: _Program, zoom: _Zoom, target: float, max_rounds: int, history: list[Round]
+) -> tuple[NashRounds | None, _Stop]:
+    """The best certified round (None when no round gave a profile) and why the rounds
+    ended; each round's row goes onto ``history``. Raises SolveFailed when a program
+    fails otherwise than by the time limit."""
     best: NashRounds | None = None
-    stopped = "rounds"
     for index in range(1, max_rounds + 1):
         try:
-            left = remaining()
+            left = program.time_left()
             if left is not None and left <= 0:
-                stopped = "time"
-                break
-            if half_width is not None and half_width >= 0.5:
-                half_width = None
-            box = (
-                None
-                if half_width is None
-                else [(np.maximum(0.0, c - half_width), np.minimum(1.0, c + half_width)) for c in center]
-            )
-            k = zoom_k if box is not None else search_k
-            t1 = time.perf_counter()
-            what = "searching every support" if box is None else f"refining within {half_width:.2g} of the incumbent"
-            with stage(f"round {index}: {what}"):
-                lp = mip_nash(
-                    sf, 1, "any", breakpoints=k, forbidden=forbidden, linearize=linearize, measured=True, box=box
-                )
-                model = nash_model(lp, representation=representation)
-                left = remaining()
-                sol = get_backend(backend).solve_model(
-                    model, method=method, time_limit=None if left is None else max(left, 0.01), verbose=verbose
-                )
-            record = Round(
-                round=index,
-                phase="search" if box is None else "zoom",
-                breakpoints=k,
-                box=half_width,
-                status=str(sol.status),
-                seconds=time.perf_counter() - t1,
-                promised=float(lp.meta["promised"]),
-                binaries=model_size(model)["binaries"],
-            )
+                return best, "time"
+            lp, model, sol, record = _solve_round(program, index, zoom)
             history.append(record)
             if sol.status == "infeasible":
-                if box is None:
+                if zoom.half_width is None:
                     raise SolveFailed(
                         "MIP Nash: the program over every support is infeasible, which no game allows "
-                        f"(every finite game has an equilibrium); {backend} reported: {sol.message}"
+                        f"(every finite game has an equilibrium); {program.backend} reported: {sol.message}"
                     )
-                assert half_width is not None  # a box was given
-                no_equilibrium = half_width  # look wider, below any box known to answer
-                half_width = 4.0 * half_width if math.isinf(too_coarse) else math.sqrt(half_width * too_coarse)
+                zoom.widen()
                 continue
             if sol.status != "optimal":
                 if sol.status == "time_limit":
-                    stopped = "time"
-                    break
+                    return best, "time"
                 raise SolveFailed(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
-            x = lp.pyomo_values(model)
-            plans, _ = read_profile(lp, x)
-            behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(n)]
-            nash_conv = float(certify(sf, behaviors).nash_conv)
-            record.nash_conv = nash_conv
-            record.posterior = posterior_bound(lp, sf, x)
-            if best is None or nash_conv < best.nash_conv:
-                best = NashRounds(
-                    lp=lp, model=model, solution=sol, values=x, plans=plans, nash_conv=nash_conv, bound=record.posterior
-                )
-            if nash_conv <= target:
-                break
-            if box is None:  # the whole space gave this: search finer next time
-                search_k = min(2 * search_k - 1, MAX_SEARCH_BREAKPOINTS)
-            if nash_conv < center_nc:  # a better centre: refine around it
-                center, center_nc = plans, nash_conv
-                half_width = first_box(nash_conv) if half_width is None else min(half_width / 4.0, first_box(nash_conv))
-                no_equilibrium, too_coarse = 0.0, math.inf
-            elif half_width is not None:
-                # the box is too wide for its grid: narrow it (a narrower box costs no binaries),
-                # and once it meets a box without equilibria, refine the grid instead
-                too_coarse = half_width
-                narrower = (
-                    half_width / 4.0
-                    if half_width / 4.0 > 2.0 * no_equilibrium
-                    else math.sqrt(half_width * no_equilibrium)
-                )
-                if narrower > 1.25 * no_equilibrium:
-                    half_width = narrower
-                else:
-                    zoom_k = min(2 * zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
+            answer = _certified_round(program.sf, lp, model, sol, record)
+            if best is None or answer.nash_conv < best.nash_conv:
+                best = answer
+            if answer.nash_conv <= target:
+                return best, "target"
+            zoom.answered(answer.plans, answer.nash_conv)
         except DeadlineExpired:
             # a round's build or solve ran on past the time limit: end as at the limit,
             # with the best certified profile held
-            stopped = "time"
-            break
+            return best, "time"
+    return best, "rounds"
 
-    if best is not None and seed_nc <= target and seed_nc < best.nash_conv and center_nc == seed_nc:
-        # a program's answer within epsilon is no reason to give back a better profile
-        # already held: the seed is the answer, certified as every round's
-        best = replace(best, plans=list(center), nash_conv=seed_nc, bound=math.nan, from_seed=True)
-    if best is None or best.nash_conv > target:
-        done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
-        why = {
-            "time": (" within the time limit", "give more time or a larger --epsilon"),
-            "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
-        }[stopped]
-        if best is None:
-            raise TimeLimitReached(
-                f"no profile from the program {done}{why[0]} (the CFR+ seed: NashConv {seed_nc:.3e}); {why[1]}",
-                history,
-            )
-        # the best certified profile is the answer, with why it falls short of the target
-        best.status = Status.TIME_LIMIT if stopped == "time" else Status.ITERATION_LIMIT
-        best.reason = (
-            f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
+
+def _solve_round(program: _Program, index: int, zoom: _Zoom) -> tuple[LinearProgram, Any, Any, Round]:
+    """Round ``index``'s program in the box ``zoom`` places next, its Pyomo model, the
+    backend's solution, and the round's row (its certified NashConv still to come)."""
+    bounds = zoom.next_box()
+    k = zoom.zoom_k if bounds is not None else zoom.search_k
+    t1 = time.perf_counter()
+    what = "searching every support" if bounds is None else f"refining within {zoom.half_width:.2g} of the incumbent"
+    with stage(f"round {index}: {what}"):
+        lp = mip_nash(
+            program.sf,
+            1,
+            "any",
+            breakpoints=k,
+            forbidden=program.forbidden,
+            linearize=program.linearize,
+            measured=True,
+            box=bounds,
         )
-    best.rounds = history
-    best.seed_iterations = iterations
+        model = nash_model(lp, representation=program.representation)
+        left = program.time_left()
+        sol = get_backend(program.backend).solve_model(
+            model, method=program.method, time_limit=None if left is None else max(left, 0.01), verbose=program.verbose
+        )
+    record = Round(
+        round=index,
+        phase="search" if bounds is None else "zoom",
+        breakpoints=k,
+        box=zoom.half_width,
+        status=str(sol.status),
+        seconds=time.perf_counter() - t1,
+        promised=float(lp.meta["promised"]),
+        binaries=model_size(model)["binaries"],
+    )
+    return lp, model, sol, record
+
+
+def _certified_round(sf: SequenceForm, lp: LinearProgram, model: Any, sol: Any, record: Round) -> NashRounds:
+    """The solved round as a NashRounds: its profile certified by exact best responses and
+    the NashConv bound its program proves there (both written onto ``record`` too)."""
+    x = lp.pyomo_values(model)
+    plans, _ = read_profile(lp, x)
+    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(sf.num_players)]
+    nash_conv = float(certify(sf, behaviors).nash_conv)
+    record.nash_conv = nash_conv
+    record.posterior = posterior_bound(lp, sf, x)
+    return NashRounds(
+        lp=lp, model=model, solution=sol, values=x, plans=plans, nash_conv=nash_conv, bound=record.posterior
+    )
+
+
+def _prefer_seed(best: NashRounds | None, seed: _Seed, zoom: _Zoom, target: float) -> NashRounds | None:
+    """``best``, or the seed in its place when the seed meets ``target``, beats ``best`` and
+    is still the centre (no round's profile was better)."""
+    seed_held = seed.nash_conv <= target and zoom.center_nc == seed.nash_conv  # no round beat it
+    if best is None or not (seed_held and seed.nash_conv < best.nash_conv):
+        return best
+    # a program's answer within epsilon is no reason to give back a better profile
+    # already held: the seed is the answer, certified as every round's
+    return replace(best, plans=list(zoom.center), nash_conv=seed.nash_conv, bound=math.nan, from_seed=True)
+
+
+def _short_of_target(
+    best: NashRounds | None, history: list[Round], seed_nc: float, target: float, stopped: _Stop
+) -> NashRounds:
+    """``best``, the best certified profile above ``target``, with the status and reason of
+    why the rounds stopped short. Raises TimeLimitReached when no round gave a profile."""
+    # ``stopped`` is time or rounds here: rounds that met the target fall short of nothing
+    done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
+    why = {
+        "time": (" within the time limit", "give more time or a larger --epsilon"),
+        "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+    }[stopped]
+    if best is None:
+        raise TimeLimitReached(
+            f"no profile from the program {done}{why[0]} (the CFR+ seed: NashConv {seed_nc:.3e}); {why[1]}",
+            history,
+        )
+    best.status = Status.TIME_LIMIT if stopped == "time" else Status.ITERATION_LIMIT
+    best.reason = (
+        f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
+    )
     return best
 
 

@@ -38,7 +38,7 @@ from ...formulations.mip_nash import (
 )
 from ...formulations.products import model_size
 from ...models import kuhn3_family
-from ...models.best_response import certify
+from ...models.best_response import Exploitability, certify
 from ...models.checks import OptionError
 from ...models.constant_sum import is_zero_sum
 from ...models.dominance import dominated_sequences
@@ -50,9 +50,9 @@ from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.strategy import behavior_from_realization
 from ...models.wording import fixed
-from ...solvers import Status, solve, solve_model
+from ...solvers import Solution, Status, solve, solve_model
 from ..options import NashOptions
-from .rounds import solve_rounds
+from .rounds import NashRounds, solve_rounds
 
 
 @dataclass(kw_only=True)
@@ -151,6 +151,7 @@ class NashSolution(Answer):
             + (f", {sizes['sos2']} SOS2 sets" if sizes.get("sos2") else "")
         )
         lines.append(f"status          {self.status} ({self.backend})")
+        lines.extend(f"{'plan' if i == 0 else '':16}{reason}" for i, reason in enumerate(self.plan))
         if self.reason:
             lines.append(f"stopped         {self.reason}")
         lines.append("seconds         " + ", ".join(f"{k} {v:.3f}" for k, v in self.seconds.items()))
@@ -301,6 +302,34 @@ class MipNash(Steps):
         return _solve_nash(*problem, options, deadline)
 
 
+@dataclass(frozen=True)
+class _Solved:
+    """The MIP Nash program solved and what came of it: ``model`` is its Pyomo model (None
+    for a program without products), ``values`` the column values read from the backend's
+    solution (None: it gave none), ``rounds`` the rounds' outcome when the program ran in
+    rounds, and ``whole_program`` then builds the game's program over every profile."""
+
+    lp: LinearProgram
+    model: Any
+    solution: Solution
+    values: np.ndarray | None
+    representation: str
+    size: dict[str, int]
+    seconds: dict[str, float]
+    rounds: NashRounds | None = None
+    whole_program: Callable[[], Any] | None = None
+
+
+@dataclass(frozen=True)
+class _Certified:
+    """The profile read from the solution as behaviour strategies, its exact certificate,
+    and the seconds taken from the solve's end to the certificate."""
+
+    behaviors: list[np.ndarray]
+    certificate: Exploitability
+    seconds: float
+
+
 def _solve_nash(
     normal: NormalFormGame | None,
     extensive: ExtensiveGame,
@@ -308,78 +337,117 @@ def _solve_nash(
     options: NashOptions,
     deadline: float | None,
 ) -> NashSolution:
-    formulation, objective, backend = options.formulation, options.objective, options.backend
-    epsilon, breakpoints, products, prune = options.epsilon, options.breakpoints, options.products, options.prune
-    linearize, rounds, verbose, method = options.linearize, options.rounds, options.verbose, options.method
-    t0 = time.perf_counter()
-    time_limit = None if deadline is None else max(deadline - t0, 1e-3)
-    players = extensive.num_players
-    representation = products or DEFAULT_PRODUCTS
+    """The NashSolution of the game's MIP Nash program, solved once or in rounds, with its
+    profile certified by exact best responses (:func:`solve_nash` says what it raises)."""
+    time_limit = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+    representation = options.products or DEFAULT_PRODUCTS
+    if _uses_rounds(options, extensive.num_players, representation):
+        solved = _solve_in_rounds(extensive, sf, options, representation, deadline)
+    else:
+        solved = _solve_one_program(extensive, sf, options, representation, time_limit)
+    certified = _certify_profile(solved, sf, options.backend, time_limit)
+    return _nash_solution(normal, sf, options, solved, certified)
+
+
+def _uses_rounds(options: NashOptions, players: int, representation: str) -> bool:
+    """True when the route runs rounds: approximate products of three or more players,
+    formulation 1 and objective any, unless ``breakpoints`` without ``epsilon`` asks for
+    one program on that grid. Raises OptionError when ``rounds`` is given otherwise."""
     use_rounds = (
         players >= 3
         and representation != "exact"
-        and formulation == 1
-        and objective == "any"
-        and not (breakpoints is not None and epsilon is None)
+        and options.formulation == 1
+        and options.objective == "any"
+        and not (options.breakpoints is not None and options.epsilon is None)
     )
-    if rounds is not None:
-        if not use_rounds:
-            raise OptionError(
-                "--rounds refines approximate products of three or more players with formulation 1, "
-                "objective any and --epsilon; this call solves one program"
-            )
-    curve = bound_at_answer = seed_plans = None
-    stopped, reason = None, ""
-    x: np.ndarray | None
-    t1 = time.perf_counter()
-    if use_rounds:
-        forbidden = dominated_sequences(extensive, sf) if prune else None
-        outcome = solve_rounds(
-            sf,
-            backend=backend,
-            representation=representation,
-            target=DEFAULT_EPSILON if epsilon is None else float(epsilon),
-            breakpoints=breakpoints,
-            forbidden=forbidden,
-            linearize=linearize,
-            rounds=rounds,
-            deadline=deadline,
-            verbose=verbose,
-            method=method,
+    if options.rounds is not None and not use_rounds:
+        raise OptionError(
+            "--rounds refines approximate products of three or more players with formulation 1, "
+            "objective any and --epsilon; this call solves one program"
         )
-        lp, model, sol, x = outcome.lp, outcome.model, outcome.solution, outcome.values
-        stopped, reason = outcome.status, outcome.reason
-        num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
-        curve = rounds_table(outcome.rounds)
-        bound_at_answer = None if outcome.from_seed else outcome.bound
-        seed_plans = outcome.plans if outcome.from_seed else None
-        size = program_size(lp, model)
-        t2 = t1  # the rounds build and solve in turn: their time is one figure
-    else:
-        with stage(f"building MIP Nash (formulation {formulation})"):
-            forbidden = dominated_sequences(extensive, sf) if prune else None
-            lp = mip_nash(
-                sf,
-                formulation,
-                objective,
-                breakpoints=breakpoints,
-                epsilon=epsilon,
-                exact=representation == "exact",
-                forbidden=forbidden,
-                linearize=linearize,
-            )
-            num_products = int(np.count_nonzero(~lp.meta["vanishing"]))
-            model = nash_model(lp, representation=representation) if num_products else None
-        t2 = time.perf_counter()
-        size = program_size(lp, model)
-        with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
-            if model is None:
-                sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
-                x = sol.x
-            else:
-                sol = solve_model(model, backend, method=method, time_limit=time_limit, verbose=verbose)
-                x = lp.pyomo_values(model)
-    t3 = time.perf_counter()
+    return use_rounds
+
+
+def _num_products(lp: LinearProgram) -> int:
+    """How many products of the others' weights the program writes (those not vanishing)."""
+    return int(np.count_nonzero(~lp.meta["vanishing"]))
+
+
+def _solve_in_rounds(
+    extensive: ExtensiveGame, sf: SequenceForm, options: NashOptions, representation: str, deadline: float | None
+) -> _Solved:
+    """The best round's program and solution (:func:`~equilibria.routes.nash.rounds.solve_rounds`),
+    with the rounds' outcome; the rounds build and solve in turn, so their seconds are one
+    figure."""
+    t1 = time.perf_counter()
+    forbidden = dominated_sequences(extensive, sf) if options.prune else None
+    target = DEFAULT_EPSILON if options.epsilon is None else float(options.epsilon)
+    outcome = solve_rounds(
+        sf,
+        backend=options.backend,
+        representation=representation,
+        target=target,
+        breakpoints=options.breakpoints,
+        forbidden=forbidden,
+        linearize=options.linearize,
+        rounds=options.rounds,
+        deadline=deadline,
+        verbose=options.verbose,
+        method=options.method,
+    )
+    return _Solved(
+        lp=outcome.lp,
+        model=outcome.model,
+        solution=outcome.solution,
+        values=outcome.values,
+        representation=representation,
+        size=program_size(outcome.lp, outcome.model),
+        seconds={"rounds": time.perf_counter() - t1},
+        rounds=outcome,
+        whole_program=partial(_whole_program, sf, target, representation, forbidden, options.linearize),
+    )
+
+
+def _solve_one_program(
+    extensive: ExtensiveGame, sf: SequenceForm, options: NashOptions, representation: str, time_limit: float | None
+) -> _Solved:
+    """The game's MIP Nash program of the options' formulation and objective, solved once
+    within ``time_limit`` seconds (the products, if any, in a Pyomo model)."""
+    t1 = time.perf_counter()
+    with stage(f"building MIP Nash (formulation {options.formulation})"):
+        forbidden = dominated_sequences(extensive, sf) if options.prune else None
+        lp = mip_nash(
+            sf,
+            options.formulation,
+            options.objective,
+            breakpoints=options.breakpoints,
+            epsilon=options.epsilon,
+            exact=representation == "exact",
+            forbidden=forbidden,
+            linearize=options.linearize,
+        )
+        model = nash_model(lp, representation=representation) if _num_products(lp) else None
+    t2 = time.perf_counter()
+    size = program_size(lp, model)
+    backend, method, verbose = options.backend, options.method, options.verbose
+    with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
+        if model is None:
+            sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
+            x = sol.x
+        else:
+            sol = solve_model(model, backend, method=method, time_limit=time_limit, verbose=verbose)
+            x = lp.pyomo_values(model)
+    seconds = {"build": t2 - t1, "solve": time.perf_counter() - t2}
+    return _Solved(
+        lp=lp, model=model, solution=sol, values=x, representation=representation, size=size, seconds=seconds
+    )
+
+
+def _profile_values(solved: _Solved, sf: SequenceForm, backend: str, time_limit: float | None) -> np.ndarray:
+    """The column values of the backend's solution, checked to hold a profile. Raises
+    SolverError or SolveFailed when the backend found the program without solution, and
+    OutOfTime or SolveFailed when it returned no finite profile."""
+    sol, x = solved.solution, solved.values
     if sol.status in (Status.INFEASIBLE, Status.INFEASIBLE_OR_UNBOUNDED, Status.UNBOUNDED, Status.ERROR):
         # a point a backend leaves behind with such a status is no profile of the program;
         # and every finite game has an equilibrium, so infeasibility is the program's fault
@@ -393,70 +461,90 @@ def _solve_nash(
             f"MIP Nash: backend {backend} found the program {sol.status}, which no game's program is "
             f"(every finite game has an equilibrium): no answer ({sol.message})"
         )
-    if x is None or not np.all(np.isfinite(x[: lp.meta["offset"]["w"]])):
+    if x is None or not np.all(np.isfinite(x[: solved.lp.meta["offset"]["w"]])):
         if sol.status == Status.TIME_LIMIT:
-            raise OutOfTime(f"MIP Nash: backend {backend} found no profile within the time limit of {time_limit:g} s")
+            limit = "its time limit" if time_limit is None else f"the time limit of {time_limit:g} s"
+            raise OutOfTime(f"MIP Nash: backend {backend} found no profile within {limit}")
         raise SolveFailed(f"MIP Nash: backend {backend} returned no profile (status {sol.status}: {sol.message})")
-    plans = seed_plans if seed_plans is not None else read_profile(lp, x)[0]
-    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(players)]
+    return x
+
+
+def _certify_profile(solved: _Solved, sf: SequenceForm, backend: str, time_limit: float | None) -> _Certified:
+    """The solution's profile (the rounds' CFR+ seed when that is their answer) as behaviour
+    strategies, certified by exact best responses; raises as :func:`_profile_values`."""
+    t3 = time.perf_counter()
+    x = _profile_values(solved, sf, backend, time_limit)
+    outcome = solved.rounds
+    plans = outcome.plans if outcome is not None and outcome.from_seed else read_profile(solved.lp, x)[0]
+    behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(sf.num_players)]
     with stage("certifying by exact best responses"):
         cert = certify(sf, behaviors)
+    return _Certified(behaviors, cert, time.perf_counter() - t3)
+
+
+def _mixed_strategies(
+    normal: NormalFormGame | None, sf: SequenceForm, behaviors: list[np.ndarray]
+) -> list[np.ndarray] | None:
+    """Each player's mixed strategy when the game was given in normal form (its strategies
+    are the actions at the player's one information set), else None."""
+    if normal is None:
+        return None
+    mixed = []
+    for p in range(sf.num_players):
+        first = int(sf.players[p].infoset_first_sequence[0])
+        mixed.append(behaviors[p][first : first + normal.num_strategies[p]].copy())
+    return mixed
+
+
+def _nash_solution(
+    normal: NormalFormGame | None, sf: SequenceForm, options: NashOptions, solved: _Solved, certified: _Certified
+) -> NashSolution:
+    """The NashSolution of the certified profile: its exact regrets, the program's size,
+    objective and bounds, and the rounds run, if any."""
+    lp, sol, outcome = solved.lp, solved.solution, solved.rounds
+    behaviors, cert = certified.behaviors, certified.certificate
     regrets = [float(v) for v in np.maximum(cert.best_response_values - cert.payoffs, 0.0)]
-    mixed = None
-    if normal is not None:
-        mixed = []
-        for p in range(players):
-            first = int(sf.players[p].infoset_first_sequence[0])
-            mixed.append(behaviors[p][first : first + normal.num_strategies[p]].copy())
     objective_value = None if sol.objective is None else float(sol.objective)
-    factor = lp.meta["bound_factor"]
     promised = float(lp.meta["promised"])
-    proven = None if formulation == 1 or objective_value is None else factor * max(objective_value, 0.0) + promised
-    t4 = time.perf_counter()
+    proven = None
+    if options.formulation != 1 and objective_value is not None:
+        proven = lp.meta["bound_factor"] * max(objective_value, 0.0) + promised
+    # rounds that stopped above epsilon report why (time or rounds), not their best solve's status
+    status = sol.status if outcome is None or outcome.status == Status.OPTIMAL else outcome.status
+    num_products = _num_products(lp)
     return NashSolution(
         route="nash",
-        game_name=extensive.title or (normal.title if normal else "game"),
-        status=stopped if stopped not in (None, Status.OPTIMAL) else sol.status,
-        reason=reason,
-        backend=backend,
+        game_name=sf.game.title or (normal.title if normal else "game"),
+        status=status,
+        reason="" if outcome is None else outcome.reason,
+        backend=options.backend,
         method=None,
         value=float(cert.payoffs[0]),
         certificate=cert,
         certified_in="the game",
         sequence_form=sf,
         behaviors=behaviors,
-        sizes=size,
-        seconds=({"rounds": t3 - t1} if use_rounds else {"build": t2 - t1, "solve": t3 - t2}) | {"verify": t4 - t3},
+        sizes=solved.size,
+        seconds=solved.seconds | {"verify": certified.seconds},
         zero_sum=is_zero_sum(sf.terminal_payoffs),
-        formulation=formulation,
-        objective=objective,
+        formulation=options.formulation,
+        objective=options.objective,
         regrets=regrets,
-        mixed=mixed,
+        mixed=_mixed_strategies(normal, sf, behaviors),
         normal_form=normal,
         objective_value=objective_value,
         best_bound=None if sol.dual_objective is None else float(sol.dual_objective),
         proven_bound=proven,
-        products="none" if not num_products else representation,
+        products="none" if not num_products else solved.representation,
         num_products=num_products,
         breakpoints=lp.meta["breakpoints"],
         promised_nash_conv=promised,
-        curve=curve,
-        bound_at_answer=bound_at_answer,
-        problem=lp if model is None else model,
-        published_family=kuhn3_family.membership(sf, behaviors) if players == 3 else None,
-        from_seed=seed_plans is not None,
-        whole_program=(
-            partial(
-                _whole_program,
-                sf,
-                DEFAULT_EPSILON if epsilon is None else float(epsilon),
-                representation,
-                forbidden,
-                linearize,
-            )
-            if use_rounds
-            else None
-        ),
+        curve=None if outcome is None else rounds_table(outcome.rounds),
+        bound_at_answer=None if outcome is None or outcome.from_seed else outcome.bound,
+        problem=lp if solved.model is None else solved.model,
+        published_family=kuhn3_family.membership(sf, behaviors) if sf.num_players == 3 else None,
+        from_seed=outcome is not None and outcome.from_seed,
+        whole_program=solved.whole_program,
     )
 
 
