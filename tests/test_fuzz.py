@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import stat
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from .fuzz.contract import Run, describe, run_inprocess, run_subprocess, violati
 from .fuzz.invocations import MUST_BE_QUICK, invocations, materialise, prepare
 from .fuzz.mutate import corpus
 from .fuzz.oracle import gambit_value
+from .test_robustness import forbid_building
 
 SEED = 20240611
 ALL_FILES = 1100
@@ -159,11 +159,24 @@ def test_bad_invocations_corpus(chunk, tmp_path):
 
 
 @pytest.mark.parametrize("argv", MUST_BE_QUICK, ids=" ".join)
-def test_too_large_is_refused_at_once(argv, tmp_path):
-    t0 = time.perf_counter()
+def test_too_large_is_refused_at_once(argv, tmp_path, monkeypatch):
+    """At once: before any work, from the size estimate or the number of cells alone; no
+    view of a game is built, no sweep cell made, no sweep run."""
+    attempted = forbid_building(monkeypatch)
+
+    def forbidden(what):
+        def work(*args, **kwargs):
+            attempted.append(what)
+            raise AssertionError(f"{what} before the size was checked")
+
+        return work
+
+    monkeypatch.setattr("equilibria.sweep.grid.Cell", forbidden("a sweep cell made"))
+    monkeypatch.setattr("equilibria.sweep.run_sweep", forbidden("the sweep run"))
     run = run_inprocess(list(argv), tmp_path)
-    seconds = time.perf_counter() - t0
     assert not violations(run, must_fail=True), describe(run, violations(run, must_fail=True))
-    assert seconds < 1.0, f"refused after {seconds:.1f} s"
+    assert attempted == [], describe(run, attempted)
+    # the refusal names what it went by: the game's estimated size, or the sweep's cells
+    assert ("cells; a sweep holds at most" if argv[0] == "sweep" else "is too large: about") in run.stderr
     if "generalized_kuhn" in argv[1]:
         assert "about" in run.stderr, "the refusal gives the estimated size"
