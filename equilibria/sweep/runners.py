@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.processes import quiet_resource_tracker
 from ..models import checks
 from ..models.errors import EquilibriaError
 from ..models.wording import plural
@@ -174,7 +174,7 @@ def _run_local(
 
     todo = list(reversed(cells))
     context = multiprocessing.get_context("spawn")
-    _quiet_resource_tracker()
+    quiet_resource_tracker()
 
     def new_pool() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -212,27 +212,6 @@ def _run_local(
         _kill(pool)
         raise
     pool.shutdown(wait=True)
-
-
-def _quiet_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker with its leak warning off. An interrupted
-    sweep leaves at once (os._exit), before the pool's queues release their semaphores;
-    the tracker then unlinks them itself, as it should, but also prints a UserWarning
-    that reads like a fault. The tracker takes its warning filters from this process's
-    ``-W`` options when it starts."""
-    from multiprocessing import resource_tracker
-
-    rule = "ignore::UserWarning:multiprocessing.resource_tracker"
-    if rule not in sys.warnoptions:
-        sys.warnoptions.append(rule)
-    # starting the tracker unblocks SIGINT in this thread; the command line keeps it
-    # blocked outside one watching thread, so the mask is put back as it was
-    import signal
-
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
-    resource_tracker.ensure_running()
-    if mask is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _orphan_exits(parent: int) -> None:

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ...core.processes import pool_deaf_to_ctrl_c, quiet_resource_tracker
 from ...core.skeleton import Steps
 from ...formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
 from ...instances.bayesian_games import model_sets, resolve_model, standard_models
@@ -949,25 +950,6 @@ def _model_feasibility(job: tuple[int, Any, str | ParametricModel, dict]) -> tup
     return index, "feasible" if answer.is_equilibrium else "feasible, exploitable"
 
 
-def _quiet_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker (if it is not running) with its standard
-    error on the null device. Every worker process imports Pyomo, which makes a
-    multiprocessing lock; a worker stopped early cannot release it, and the tracker, which
-    releases it, would otherwise print a warning per lock to the command's stderr."""
-    import os
-    from multiprocessing import resource_tracker
-
-    saved = os.dup(2)
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 2)
-        resource_tracker.ensure_running()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(null)
-
-
 def solve_threshold_separately(
     spec: Any,
     models: Sequence[str | ParametricModel],
@@ -1006,8 +988,8 @@ def solve_threshold_separately(
     outcome = dict.fromkeys(names, "not run")
     winner: int | None = None
     context = multiprocessing.get_context("spawn")
-    _quiet_resource_tracker()
-    pool = _pool_deaf_to_ctrl_c(context, min(workers, len(models)))
+    quiet_resource_tracker()
+    pool = pool_deaf_to_ctrl_c(context, min(workers, len(models)))
     finished = False
     try:
         jobs = [(i, spec, m, options) for i, m in enumerate(models)]
@@ -1033,36 +1015,6 @@ def solve_threshold_separately(
     if "refinement" in options:
         return threshold_answer(spec, models=[models[winner]], **options), outcome
     return threshold_answer(spec, models[winner], **options), outcome
-
-
-def _pool_deaf_to_ctrl_c(context: Any, workers: int) -> Any:
-    """A pool of ``workers`` processes that stay silent on Ctrl-C: it reaches the whole
-    process group, and a worker it caught while starting printed a traceback or "Fatal
-    Python error". The workers ignore SIGINT once started, and inherit a standard error
-    that leads nowhere (their outcomes come back as results, errors included); the parent
-    handles the interrupt and terminates the pool."""
-    import os
-    import sys
-
-    try:
-        sys.stderr.flush()
-    except OSError:
-        pass
-    saved = os.dup(2)
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 2)  # only while the workers are created: they keep it, this process not
-        return context.Pool(workers, initializer=_ignore_sigint)
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(null)
-
-
-def _ignore_sigint() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 __all__ = [
