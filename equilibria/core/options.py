@@ -9,8 +9,8 @@ of the annotation), says what the option takes: ``bool``, ``int``, ``float``, ``
 name's (``flag``, with ``negates`` for a flag that turns a default-true option off), and
 ``objects`` for an option that also takes a Python object the command line cannot write (a
 model). From that one declaration come the Python keywords (checked by
-:func:`checked_options`), the command's flags (:func:`add_arguments`), the values a sweep
-grid reads from text (:func:`value_from_text`) and the JSON of the answer's options.
+:func:`checked_options`), the command's flags (:func:`add_arguments`) and the values a
+sweep grid reads from text (:func:`value_from_text`).
 Rules across options live in the dataclass's :meth:`RouteOptions.validate`.
 
 This module imports nothing numerical: the command line builds its parser from it.
@@ -48,18 +48,6 @@ class RouteOptions:
         """Rules across options (one option's value that another excludes); raises
         :class:`~equilibria.models.checks.OptionError`. Each option's own type and range
         are checked before this is called."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options as plain values (objects the command line cannot write by name)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-
-
-def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    return getattr(value, "name", type(value).__name__)
 
 
 # --------------------------------------------------------------------------- types

@@ -38,6 +38,7 @@ from .registry import ROUTES, Route, get_route, load_plugins, register_route
 from .steps import Outcome, Steps
 
 if TYPE_CHECKING:
+    from ..models.best_response import Exploitability
     from .answer import Answer
 
 
@@ -87,7 +88,6 @@ def check_backend(route: Route, name: Any) -> None:
 def certified(view: Any, outcome: Outcome) -> Outcome:
     """``outcome`` with a certificate by exact best responses (its normal-form
     ``profile``, if any, turned into behaviour strategies on the game's sequence form)."""
-    from ..models.best_response import certify
     from ..models.sequence import SequenceForm
 
     if outcome.profile is not None and outcome.behaviors is None:
@@ -95,10 +95,20 @@ def certified(view: Any, outcome: Outcome) -> Outcome:
         outcome.sequence_form = sf
         outcome.behaviors = view.behaviors([_as_array(p) for p in outcome.profile], sf)
     if outcome.certificate is None:
-        if outcome.sequence_form is None or outcome.behaviors is None:
-            raise NoAnswerError(f"the route stopped ({outcome.status}) before it had strategies to certify")
-        outcome.certificate = certify(outcome.sequence_form, outcome.behaviors)
+        outcome.certificate = _certificate(
+            outcome.sequence_form, outcome.behaviors, f"the route stopped ({outcome.status})"
+        )
     return outcome
+
+
+def _certificate(sequence_form: Any, behaviors: Any, stopped: str) -> Exploitability:
+    """The exact best responses' certificate of ``behaviors``, or no answer when the route
+    ``stopped`` before it had strategies."""
+    if sequence_form is None or behaviors is None:
+        raise NoAnswerError(f"{stopped} before it had strategies to certify")
+    from ..models.best_response import certify
+
+    return certify(sequence_form, behaviors)
 
 
 def _as_array(values: Any) -> Any:
@@ -195,14 +205,9 @@ def _run_route(r: Route, steps: Steps, description: Any, opts: RouteOptions, dea
 def _certified_answer(answer: Answer) -> Answer:
     """A route's own answer, certified by exact best responses where it was not."""
     if answer.certificate is None:
-        if answer.sequence_form is None or answer.behaviors is None:
-            raise NoAnswerError(
-                f"the {answer.route} route stopped ({answer.status}) before it had strategies to certify"
-            )
-        from ..models.best_response import certify
-
         with stage("certifying by exact best responses"):
-            answer.certificate = certify(answer.sequence_form, answer.behaviors)
+            stopped = f"the {answer.route} route stopped ({answer.status})"
+            answer.certificate = _certificate(answer.sequence_form, answer.behaviors, stopped)
     return answer
 
 

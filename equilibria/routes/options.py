@@ -6,7 +6,7 @@ from them without importing a solver: this module imports nothing numerical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from ..core.options import RouteOptions
@@ -281,4 +281,18 @@ class ThresholdOptions(RouteOptions):
             raise OptionError("refinement needs several models or a join")
 
 
-__all__ = ["DEFAULT_CELLS", "LPOptions", "NashOptions", "ShrinkOptions", "ThresholdOptions", "check_products"]
+def shrink_only() -> tuple[str, ...]:
+    """The options of GameShrink's route that the tree's LP does not take."""
+    lp = {f.name for f in fields(LPOptions)}
+    return tuple(f.name for f in fields(ShrinkOptions) if f.name not in lp)
+
+
+__all__ = [
+    "DEFAULT_CELLS",
+    "LPOptions",
+    "NashOptions",
+    "ShrinkOptions",
+    "ThresholdOptions",
+    "check_products",
+    "shrink_only",
+]

@@ -42,15 +42,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.shrink:
         answer = solve(args.game, "shrink", lift=lift, **options)
     elif args.no_shrink:
-        answer = solve(args.game, "lp", **{k: v for k, v in options.items() if k not in SHRINK_ONLY})
+        from ...routes.options import shrink_only
+
+        answer = solve(args.game, "lp", **{k: v for k, v in options.items() if k not in shrink_only()})
     else:  # the route is chosen (equilibria.core.plan)
         answer = solve(args.game, "auto", lift=lift, **options)
     print_answer(answer, args)
     return 0
-
-
-#: Options of GameShrink's route the tree's LP does not take.
-SHRINK_ONLY = ("threshold", "rule", "compact", "lift")
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
