@@ -1,9 +1,13 @@
 """Anytime solves: certified bounds, a target exploitability and a time limit."""
 
+import time
+
 import pytest
 
 import equilibria
-from equilibria.core.deadline import OutOfTime
+from equilibria.core.anytime import Anytime
+from equilibria.core.deadline import DeadlineExpired, OutOfTime
+from equilibria.solvers import Status
 
 LEDUC_VALUE = -0.085606424078
 
@@ -34,3 +38,60 @@ def test_exact_solution_bounds_collapse(leduc_solution):
     low, high = leduc_solution.value_bounds
     assert high - low <= 1e-7
     assert low - 1e-9 <= LEDUC_VALUE <= high + 1e-9
+
+
+# The driver every anytime loop runs on: its contract, checked on its own.
+
+
+def _scores_run(scores, **limits):
+    """An Anytime run offered ``scores`` in turn, one a round, stopping at its target."""
+    run = Anytime(**limits)
+    for index in run.rounds():
+        if index > len(scores):
+            run.stop(Status.STALLED)
+            break
+        run.keep(index, scores[index - 1])
+        if run.meets(scores[index - 1]):
+            run.stop(Status.OPTIMAL)
+    return run
+
+
+def test_anytime_keeps_the_best_and_says_why_it_stopped():
+    run = _scores_run([0.5, 0.1, 0.3, 0.01], target=0.05)
+    assert run.result(OutOfTime) == (4, Status.OPTIMAL)
+    run = _scores_run([0.5, 0.1, 0.3, 0.01], max_rounds=3)
+    assert run.result(OutOfTime) == (2, Status.ITERATION_LIMIT)
+    run = _scores_run([0.5, 0.1, 0.3])
+    assert run.result(OutOfTime) == (2, Status.STALLED)
+
+
+def test_anytime_without_a_profile_raises_the_loops_own_error():
+    run = _scores_run([0.5], deadline=time.perf_counter() - 1.0)
+    assert run.started == 0
+    with pytest.raises(OutOfTime, match="time_limit"):
+        run.result(lambda status: OutOfTime(f"nothing held ({status})"))
+
+
+def test_anytime_guard_ends_at_an_enforced_deadline_or_ctrl_c_with_the_profile_held():
+    run = Anytime()
+    for _ in run.rounds():
+        with run.guard():
+            run.keep("first", 1.0)
+            raise DeadlineExpired
+    assert run.result(OutOfTime) == ("first", Status.TIME_LIMIT) and run.started == 1
+    run = Anytime()
+    with pytest.raises(KeyboardInterrupt), run.guard(interrupt=True):
+        raise KeyboardInterrupt  # nothing held: the interrupt propagates
+    run.keep("held", 1.0)
+    with run.guard(interrupt=True):
+        raise KeyboardInterrupt
+    assert run.result(OutOfTime) == ("held", Status.INTERRUPTED)
+
+
+def test_anytime_ties_go_to_the_later_item_only_when_asked():
+    run = Anytime()
+    run.keep("early", 0.5)
+    run.keep("late", 0.5)
+    assert run.best == "early"
+    run.keep("late", 0.5, ties_to_later=True)
+    assert run.best == "late"

@@ -1,17 +1,30 @@
-"""What the anytime programs with three or more players share: a record per round, the
-error raised when the limits come before epsilon, and the CFR+ seed that tells the first
-round where to look.
+"""Anytime runs: the one driver every route that solves in rounds runs on, and what the
+programs with three or more players share besides.
 
-Both the located threshold program (:mod:`equilibria.routes.threshold.located`) and MIP Nash
-(:mod:`equilibria.routes.nash.rounds`) solve in rounds until the exact certificate meets epsilon;
-each round's certified NashConv goes into the answer's ``curve``.
+:class:`Anytime` holds one run's deadline, its most rounds, its target, the best certified
+profile so far and the :class:`~equilibria.solvers.results.Status` it stopped with. Four
+loops run on it: the LP's tolerance ladder (:mod:`equilibria.routes.lp`), the first-order
+methods' certificates (:mod:`equilibria.routes.first_order`), MIP Nash's rounds
+(:mod:`equilibria.routes.nash.rounds`) and the located threshold rounds
+(:mod:`equilibria.routes.threshold.located`). A loop decides what one round does and when a
+round ends the run; the driver decides the rest, and gives all four one contract: the best
+certified profile comes back with its status (``time_limit``, ``iteration_limit``,
+``stalled``, ``interrupted`` or the route's own success), and an error is raised only when
+no profile exists.
+
+Both the located threshold program and MIP Nash solve in rounds until the exact certificate
+meets epsilon; each round's :class:`Round` goes into the answer's ``curve``, and a CFR+
+profile (:func:`seed_profile`) tells the first round where to look.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -19,6 +32,8 @@ from ..models.best_response import certify
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
 from ..solvers.first_order import MultiplayerCFR
+from ..solvers.results import Status
+from .deadline import DeadlineExpired
 
 #: The seed's share of the time limit, and its most seconds.
 SEED_SHARE = 0.1
@@ -26,6 +41,98 @@ SEED_SECONDS = 2.0
 
 #: The seed stops early once its certified NashConv is this fraction of epsilon.
 SEED_TARGET = 0.01
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Anytime(Generic[T]):
+    """One anytime run: its deadline (a ``time.perf_counter()`` instant), its most rounds
+    and its target score (each None when not given), the best certified item so far with
+    its score (lower is better: an exploitability or a NashConv), and the status it
+    stopped with (None while it runs).
+
+    A loop runs ``for index in run.rounds():``, offers each certified item to
+    :meth:`keep`, and ends the run with :meth:`stop`; :meth:`rounds` ends it at the deadline
+    or after the most rounds, and :meth:`guard` at a deadline enforced inside a step or at
+    Ctrl-C once a profile is held. :meth:`result` then gives the best item and the status,
+    or raises the loop's own error when no item was certified.
+    """
+
+    deadline: float | None = None
+    max_rounds: int | None = None
+    target: float | None = None
+    best: T | None = None
+    score: float = math.inf
+    status: Status | None = None
+    #: rounds started so far
+    started: int = 0
+
+    def time_left(self) -> float | None:
+        """Seconds until the deadline (negative once past), or None without one."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def out_of_time(self) -> bool:
+        """True once the deadline has passed."""
+        left = self.time_left()
+        return left is not None and left <= 0
+
+    def rounds(self) -> Iterator[int]:
+        """Round numbers 1, 2, ... while the run goes on. The loop ends when a round stopped
+        the run, when the deadline has passed (status ``time_limit``) or after the most
+        rounds (``iteration_limit``)."""
+        while self.status is None:
+            if self.max_rounds is not None and self.started >= self.max_rounds:
+                self.status = Status.ITERATION_LIMIT
+                return
+            if self.out_of_time():
+                self.status = Status.TIME_LIMIT
+                return
+            self.started += 1
+            yield self.started
+
+    def keep(self, item: T, score: float, *, ties_to_later: bool = False) -> bool:
+        """True when ``item``, certified at ``score``, is now the best: it beats the best so
+        far (or ties with it, with ``ties_to_later``, for a longer run's average)."""
+        better = score < self.score or (ties_to_later and score <= self.score) or self.best is None
+        if better:
+            self.best, self.score = item, score
+        return better
+
+    def meets(self, score: float) -> bool:
+        """True when ``score`` is at or below the target (never without one)."""
+        return self.target is not None and score <= self.target
+
+    def stop(self, status: Status) -> None:
+        """End the run with ``status``: no further round starts."""
+        self.status = status
+
+    @contextmanager
+    def guard(self, *, interrupt: bool = False) -> Iterator[None]:
+        """Around a round's work: a deadline enforced inside it (:class:`DeadlineExpired`)
+        ends the run at its time limit, with the best profile held; with ``interrupt``,
+        Ctrl-C ends it with status ``interrupted`` once a profile is held (before that it
+        propagates)."""
+        try:
+            yield
+        except DeadlineExpired:
+            self.stop(Status.TIME_LIMIT)
+        except KeyboardInterrupt:
+            if not interrupt or self.best is None:
+                raise
+            # the profile certified so far is an answer: the caller shows it, then ends
+            # as an interrupt does
+            self.stop(Status.INTERRUPTED)
+
+    def result(self, no_profile: Callable[[Status], BaseException]) -> tuple[T, Status]:
+        """The best item and the status the run stopped with (``iteration_limit`` when
+        the loop ended without saying). Raises ``no_profile(status)`` when no item was
+        certified."""
+        status = self.status if self.status is not None else Status.ITERATION_LIMIT
+        if self.best is None:
+            raise no_profile(status)
+        return self.best, status
 
 
 class TimeLimitReached(SolveFailed):
@@ -119,6 +226,7 @@ def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[li
 
 
 __all__ = [
+    "Anytime",
     "SEED_SECONDS",
     "SEED_SHARE",
     "SEED_TARGET",

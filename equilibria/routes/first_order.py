@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.anytime import Anytime
 from ..formulations.sequence_form_lp import check_two_player_zero_sum
 from ..models import checks
 from ..models.best_response import Exploitability, saddle_point_exploitability
+from ..models.errors import SolveFailed
 from ..models.progress import stage
 from ..models.sequence import SequenceForm
 from ..models.treeplex import Treeplex
@@ -94,13 +96,15 @@ def solve_first_order(
     times = times if times is not None else {}
     solver = _build_solver(sf, algorithm, times)
     start = time.perf_counter()
-    limits = _Limits(target_exploitability, None if time_limit is None else start + time_limit, iterations)
+    run: Anytime[tuple[list[np.ndarray], Exploitability]] = Anytime(
+        deadline=None if time_limit is None else start + time_limit, target=target_exploitability
+    )
     progress = _Progress(algorithm, start)
-    status = _run_until_stopped(solver, constant, limits, progress, on_certificate)
+    _run_until_stopped(solver, constant, _Limits(iterations), run, progress, on_certificate)
     times["solve"] = times.get("solve", 0.0) + progress.solving
     times["certify"] = times.get("certify", 0.0) + progress.certifying
-    assert progress.best is not None  # a run stops only after a certificate, or raises
-    behaviors, cert = progress.best
+    # a run stops only after a certificate, or raises
+    (behaviors, cert), status = run.result(lambda status: SolveFailed(f"{algorithm}: no certificate ({status})"))
     return LPRun(
         None,
         behaviors,
@@ -151,32 +155,26 @@ def _next_check(iterations: int) -> int:
 
 @dataclass(frozen=True)
 class _Limits:
-    """When a first-order solve stops: a target exploitability, a deadline
-    (``time.perf_counter`` seconds) and an iteration count, each None when not given."""
+    """The iteration count a first-order solve stops at (None: none); the target and the
+    deadline are the :class:`Anytime` run's."""
 
-    target: float | None
-    deadline: float | None
     iterations: int | None
 
     def iterations_left(self, done: int) -> bool:
         """True when the iteration count allows another iteration after ``done``."""
         return self.iterations is None or done < self.iterations
 
-    def past_deadline(self, now: float) -> bool:
-        """True when ``now`` is at or after the deadline."""
-        return self.deadline is not None and now >= self.deadline
-
-    def stop(self, done: int, exploitability: float, curve: list[dict], out_of_time: bool, now: float) -> Status | None:
+    def stop(self, run: Anytime, done: int, exploitability: float, curve: list[dict]) -> Status | None:
         """The status to stop with after a certificate of ``exploitability`` at ``done``
         iterations, tested in this order: target reached, time up, iterations done, the
         target out of reach (``curve`` so far); None to go on."""
-        if self.target is not None and exploitability <= self.target:
+        if run.meets(exploitability):
             return Status.TARGET_REACHED
-        if out_of_time or self.past_deadline(now):
+        if run.out_of_time():
             return Status.TIME_LIMIT
         if not self.iterations_left(done):
             return Status.ITERATION_LIMIT
-        if done >= STALL_AFTER and _out_of_reach(curve, self.target):
+        if done >= STALL_AFTER and _out_of_reach(curve, run.target):
             # at the rate of the last iterations the target would take more than
             # STALL_FACTOR times as many: it is below what the method reaches here (or
             # what floating point resolves), and waiting for it would never end
@@ -191,24 +189,17 @@ PROGRESS_EVERY = 10.0
 @dataclass
 class _Progress:
     """A first-order solve so far: seconds spent iterating and certifying, the certificates
-    (``curve``), the best certified strategies, and when it started and last logged."""
+    (``curve``), and when it started and last logged."""
 
     algorithm: str
     start: float
     solving: float = 0.0
     certifying: float = 0.0
     curve: list[dict] = field(default_factory=list)
-    best: tuple[list[np.ndarray], Exploitability] | None = None
     last_told: float = field(init=False)
 
     def __post_init__(self) -> None:
         self.last_told = self.start
-
-    def keep(self, behaviors: list[np.ndarray], cert: Exploitability) -> None:
-        """Returns None; keeps ``behaviors`` as the best when no certified strategies so far
-        are less exploitable (a tie goes to the later, longer-run ones)."""
-        if self.best is None or cert.exploitability <= self.best[1].exploitability:
-            self.best = (behaviors, cert)
 
     def tell(self, iterations: int, exploitability: float, now: float) -> None:
         """Returns None; logs the iterations and exploitability so far when
@@ -228,54 +219,46 @@ def _run_until_stopped(
     solver: SaddlePointSolver,
     constant: float,
     limits: _Limits,
+    run: Anytime[tuple[list[np.ndarray], Exploitability]],
     progress: _Progress,
     on_certificate: Callable[[dict], None] | None,
-) -> Status:
-    """The status the solve stops with, after iterating and certifying in turn (recorded
-    in ``progress``) until ``limits`` say stop. Ctrl-C gives ``interrupted`` once a
-    certificate exists; before that it propagates."""
+) -> None:
+    """Iterate and certify in turn (each certificate is a round of ``run``, recorded in
+    ``progress``) until ``limits`` or ``run`` say stop; the status is ``run``'s. Ctrl-C
+    gives ``interrupted`` once a certificate exists; before that it propagates."""
     next_check = 1
-    with stage(f"iterating {progress.algorithm}"):
-        try:
-            while True:
-                out_of_time = _iterate_to(solver, next_check, limits, progress)
-                cert = _certify_average(solver, constant, progress, on_certificate)
-                now = time.perf_counter()
-                progress.tell(solver.iterations, cert.exploitability, now)
-                status = limits.stop(solver.iterations, cert.exploitability, progress.curve, out_of_time, now)
-                if status is not None:
-                    return status
-                next_check = _next_check(solver.iterations)
-        except KeyboardInterrupt:
-            if progress.best is None:
-                raise
-            # the strategies certified so far are an answer: the caller shows it, then
-            # ends as an interrupt does
-            return Status.INTERRUPTED
+    with stage(f"iterating {progress.algorithm}"), run.guard(interrupt=True):
+        for _ in run.rounds():
+            _iterate_to(solver, next_check, limits, run, progress)
+            cert = _certify_average(solver, constant, run, progress, on_certificate)
+            progress.tell(solver.iterations, cert.exploitability, time.perf_counter())
+            status = limits.stop(run, solver.iterations, cert.exploitability, progress.curve)
+            if status is not None:
+                run.stop(status)
+            next_check = _next_check(solver.iterations)
 
 
-def _iterate_to(solver: SaddlePointSolver, next_check: int, limits: _Limits, progress: _Progress) -> bool:
-    """True when the deadline passed while the solver iterated up to ``next_check``
-    iterations (or its iteration limit); the seconds are added to ``progress.solving``."""
+def _iterate_to(solver: SaddlePointSolver, next_check: int, limits: _Limits, run: Anytime, progress: _Progress) -> None:
+    """Iterate up to ``next_check`` iterations (or the iteration limit), or until the
+    deadline passes; the seconds are added to ``progress.solving``."""
     t1 = time.perf_counter()
-    out_of_time = False
     while solver.iterations < next_check and limits.iterations_left(solver.iterations):
         solver.iterate(1)
-        if limits.past_deadline(time.perf_counter()):
-            out_of_time = True
+        if run.out_of_time():
             break
     progress.solving += time.perf_counter() - t1
-    return out_of_time
 
 
 def _certify_average(
     solver: SaddlePointSolver,
     constant: float,
+    run: Anytime[tuple[list[np.ndarray], Exploitability]],
     progress: _Progress,
     on_certificate: Callable[[dict], None] | None,
 ) -> Exploitability:
     """The certificate of the solver's average strategies, added to ``progress`` (its
-    seconds, a point of the curve passed to ``on_certificate``, the best strategies)."""
+    seconds, a point of the curve passed to ``on_certificate``) and offered to ``run``
+    (a tie goes to the later, longer-run strategies)."""
     t2 = time.perf_counter()
     behaviors = solver.average_behaviors()
     # the best responses by the solver's own two matrices: one iteration's cost,
@@ -292,7 +275,7 @@ def _certify_average(
     progress.curve.append(point)
     if on_certificate is not None:
         on_certificate(point)
-    progress.keep(behaviors, cert)
+    run.keep((behaviors, cert), cert.exploitability, ties_to_later=True)
     return cert
 
 

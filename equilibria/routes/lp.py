@@ -17,6 +17,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..core.answer import Answer
+from ..core.anytime import Anytime
 from ..core.skeleton import Outcome, Steps
 from ..formulations import equilibrium_behaviors, sequence_form_lp
 from ..formulations.linear_program import LinearProgram
@@ -359,54 +360,46 @@ def _solve_anytime(
     times: dict,
     plan: list[str] | None = None,
 ) -> LPRun:
-    start = time.perf_counter()
-    best = None
+    run: Anytime[tuple[Solution, list[np.ndarray], Exploitability]] = Anytime(
+        deadline=None if time_limit is None else time.perf_counter() + time_limit,
+        max_rounds=len(ANYTIME_TOLERANCES),
+        target=target,
+    )
     attempts: list[dict] = []
-    status = Status.OPTIMAL
-    for i, tol in enumerate(ANYTIME_TOLERANCES):
-        last = i == len(ANYTIME_TOLERANCES) - 1
-        remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
-        if remaining is not None and remaining <= 0:
-            status = Status.TIME_LIMIT
-            break
+    for index in run.rounds():
+        tol = ANYTIME_TOLERANCES[index - 1]
+        last = index == len(ANYTIME_TOLERANCES)
         options = {"ipm_optimality_tolerance": tol, "run_crossover": "on" if last else "off"}
         sol = solve(
             lp,
             "highs",
             method=method if method not in (None, "concurrent") else "ipx",
-            time_limit=remaining,
+            time_limit=run.time_left(),
             verbose=verbose,
             options=options,
         )
         _add_seconds(times, sol)
+        attempt = {"tolerance": tol, "status": str(sol.status), "seconds": sum(sol.seconds.values())}
+        attempts.append(attempt)
         if sol.x is None or sol.row_duals is None:
-            status = sol.status if sol.status != Status.OPTIMAL else Status.UNKNOWN
-            attempts.append({"tolerance": tol, "status": str(sol.status), "seconds": sum(sol.seconds.values())})
+            run.stop(sol.status if sol.status != Status.OPTIMAL else Status.UNKNOWN)
             break
         t = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)
         cert = certify(sf, behaviors)
         times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t
-        attempts.append(
-            {
-                "tolerance": tol,
-                "status": str(sol.status),
-                "seconds": sum(sol.seconds.values()),
-                "exploitability": cert.exploitability,
-            }
-        )
-        if best is None or cert.exploitability < best[2].exploitability:
-            best = (sol, behaviors, cert)
+        attempt["exploitability"] = cert.exploitability
+        run.keep((sol, behaviors, cert), cert.exploitability)
         exact = sol.status == Status.OPTIMAL and cert.exploitability <= optimality_tolerance(sf)
-        if target is not None and cert.exploitability <= target:
+        if run.meets(cert.exploitability):
             # an interior point stopped at a loose tolerance calls its point optimal: the
             # answer is an equilibrium only if the certificate says so
-            status = Status.OPTIMAL if exact else Status.TARGET_REACHED
-            break
-        status = sol.status
-    if best is None:
-        raise SolveFailed(f"no strategies within the limits (status {status}); allow more time")
-    sol, behaviors, cert = best
+            run.stop(Status.OPTIMAL if exact else Status.TARGET_REACHED)
+        elif last:
+            run.stop(sol.status)
+    (sol, behaviors, cert), status = run.result(
+        lambda status: SolveFailed(f"no strategies within the limits (status {status}); allow more time")
+    )
     if status == Status.OPTIMAL and cert.exploitability > optimality_tolerance(sf):
         raise SolveFailed(
             f"HiGHS called its solution optimal, but the strategies read from it are {cert.exploitability:.3e} "

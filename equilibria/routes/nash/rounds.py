@@ -32,12 +32,20 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from ...core.anytime import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
-from ...core.deadline import DeadlineExpired
+from ...core.anytime import (
+    SEED_SECONDS,
+    SEED_SHARE,
+    SEED_TARGET,
+    Anytime,
+    Round,
+    TimeLimitReached,
+    first_box,
+    seed_profile,
+)
 from ...formulations.linear_program import LinearProgram
 from ...formulations.mip_nash import mip_nash, nash_model, read_profile
 from ...formulations.products import model_size
@@ -190,10 +198,6 @@ class _Zoom:
                 self.zoom_k = min(2 * self.zoom_k - 1, MAX_SEARCH_BREAKPOINTS)
 
 
-#: Why the rounds ended: the target met, the most rounds run, or the time limit reached.
-_Stop = Literal["target", "rounds", "time"]
-
-
 def solve_rounds(
     sf: SequenceForm,
     *,
@@ -233,11 +237,13 @@ def solve_rounds(
     history = [seed.record]
     zoom_k = breakpoints if breakpoints is not None else ZOOM_BREAKPOINTS
     zoom = _Zoom(seed.plans, seed.nash_conv, first_box(seed.nash_conv), zoom_k=zoom_k, search_k=max(zoom_k, 3))
-    max_rounds = DEFAULT_ROUNDS if rounds is None else rounds
-    best, stopped = _run_rounds(program, zoom, target, max_rounds, history)
-    best = _prefer_seed(best, seed, zoom, target)
+    run: Anytime[NashRounds] = Anytime(
+        deadline=deadline, max_rounds=DEFAULT_ROUNDS if rounds is None else rounds, target=target
+    )
+    _run_rounds(program, zoom, run, history)
+    best = _prefer_seed(run.best, seed, zoom, target)
     if best is None or best.nash_conv > target:
-        best = _short_of_target(best, history, seed.nash_conv, target, stopped)
+        best = _short_of_target(run, history, seed.nash_conv)
     best.rounds = history
     best.seed_iterations = seed.iterations
     return best
@@ -255,18 +261,13 @@ def _seed(program: _Program, target: float) -> _Seed:
     return _Seed(plans, nash_conv, iterations, record)
 
 
-def _run_rounds(
-    program: _Program, zoom: _Zoom, target: float, max_rounds: int, history: list[Round]
-) -> tuple[NashRounds | None, _Stop]:
-    """The best certified round (None when no round gave a profile) and why the rounds
-    ended; each round's row goes onto ``history``. Raises SolveFailed when a program
-    fails otherwise than by the time limit."""
-    best: NashRounds | None = None
-    for index in range(1, max_rounds + 1):
-        try:
-            left = program.time_left()
-            if left is not None and left <= 0:
-                return best, "time"
+def _run_rounds(program: _Program, zoom: _Zoom, run: Anytime[NashRounds], history: list[Round]) -> None:
+    """Run the rounds until ``run`` stops: each round's certified profile is offered to
+    it, and its row goes onto ``history``. A round's build or solve running on past the
+    time limit ends the run as at the limit. Raises SolveFailed when a program fails
+    otherwise than by the time limit."""
+    for index in run.rounds():
+        with run.guard():
             lp, model, sol, record = _solve_round(program, index, zoom)
             history.append(record)
             if sol.status == "infeasible":
@@ -279,19 +280,15 @@ def _run_rounds(
                 continue
             if sol.status != "optimal":
                 if sol.status == "time_limit":
-                    return best, "time"
+                    run.stop(Status.TIME_LIMIT)
+                    continue
                 raise SolveFailed(f"MIP Nash: round {index} not solved: {sol.status} ({sol.message})")
             answer = _certified_round(program.sf, lp, model, sol, record)
-            if best is None or answer.nash_conv < best.nash_conv:
-                best = answer
-            if answer.nash_conv <= target:
-                return best, "target"
+            run.keep(answer, answer.nash_conv)
+            if run.meets(answer.nash_conv):
+                run.stop(Status.OPTIMAL)
+                continue
             zoom.answered(answer.plans, answer.nash_conv)
-        except DeadlineExpired:
-            # a round's build or solve ran on past the time limit: end as at the limit,
-            # with the best certified profile held
-            return best, "time"
-    return best, "rounds"
 
 
 def _solve_round(program: _Program, index: int, zoom: _Zoom) -> tuple[LinearProgram, Any, Any, Round]:
@@ -355,25 +352,29 @@ def _prefer_seed(best: NashRounds | None, seed: _Seed, zoom: _Zoom, target: floa
     return replace(best, plans=list(zoom.center), nash_conv=seed.nash_conv, bound=math.nan, from_seed=True)
 
 
-def _short_of_target(
-    best: NashRounds | None, history: list[Round], seed_nc: float, target: float, stopped: _Stop
-) -> NashRounds:
-    """``best``, the best certified profile above ``target``, with the status and reason of
-    why the rounds stopped short. Raises TimeLimitReached when no round gave a profile."""
-    # ``stopped`` is time or rounds here: rounds that met the target fall short of nothing
+#: Why rounds that fell short of the target stopped, and what to do about it.
+_SHORT = {
+    Status.TIME_LIMIT: (" within the time limit", "give more time or a larger --epsilon"),
+    Status.ITERATION_LIMIT: (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+}
+
+
+def _short_of_target(run: Anytime[NashRounds], history: list[Round], seed_nc: float) -> NashRounds:
+    """The best certified profile, above the target, with the status and reason of why
+    the rounds stopped short. Raises TimeLimitReached when no round gave a profile."""
     done = f"after {len(history) - 1} round{'s' if len(history) != 2 else ''}"
-    why = {
-        "time": (" within the time limit", "give more time or a larger --epsilon"),
-        "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
-    }[stopped]
-    if best is None:
-        raise TimeLimitReached(
-            f"no profile from the program {done}{why[0]} (the CFR+ seed: NashConv {seed_nc:.3e}); {why[1]}",
-            history,
+
+    def no_profile(status: Status) -> TimeLimitReached:
+        reached, advice = _SHORT[status]
+        return TimeLimitReached(
+            f"no profile from the program {done}{reached} (the CFR+ seed: NashConv {seed_nc:.3e}); {advice}", history
         )
-    best.status = Status.TIME_LIMIT if stopped == "time" else Status.ITERATION_LIMIT
+
+    best, status = run.result(no_profile)
+    reached, advice = _SHORT[status]
+    best.status = status
     best.reason = (
-        f"the best certified NashConv {best.nash_conv:.3e} {done}{why[0]} is above epsilon {target:g}; {why[1]}"
+        f"the best certified NashConv {best.nash_conv:.3e} {done}{reached} is above epsilon {run.target:g}; {advice}"
     )
     return best
 

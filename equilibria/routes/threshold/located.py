@@ -40,7 +40,16 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from ...core.anytime import SEED_SECONDS, SEED_SHARE, SEED_TARGET, Round, TimeLimitReached, first_box, seed_profile
+from ...core.anytime import (
+    SEED_SECONDS,
+    SEED_SHARE,
+    SEED_TARGET,
+    Anytime,
+    Round,
+    TimeLimitReached,
+    first_box,
+    seed_profile,
+)
 from ...formulations.products import model_size
 from ...formulations.threshold_located import (
     FIRST_ROUND_BREAKPOINTS,
@@ -81,9 +90,9 @@ EXACT_TAU = 1e-7
 
 #: Why the rounds stopped above epsilon, in words, and what to try.
 _STOPPED = {
-    "time": (" within the time limit", "give more time or a larger --epsilon"),
-    "rounds": (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
-    "exhausted": (
+    Status.TIME_LIMIT: (" within the time limit", "give more time or a larger --epsilon"),
+    Status.ITERATION_LIMIT: (" (the most --rounds allows)", "allow more --rounds or a larger --epsilon"),
+    Status.STALLED: (
         ", every other location of the thresholds holding no equilibrium of the model",
         "give a larger --epsilon or another model",
     ),
@@ -208,7 +217,8 @@ class _State:
     """Where the rounds stand: the seed's guess and how far around it a search looks (None:
     everywhere), each phase's breakpoints per square, the locations being refined (None:
     search them) with their fractions and the box around them (None: the whole range),
-    whether those are the seed's own, the locations cut off, and the best answer."""
+    whether those are the seed's own, the locations cut off, and the run (which holds the
+    best answer)."""
 
     guess: dict[str, float]
     reach: float | None
@@ -219,12 +229,12 @@ class _State:
     half_width: float | None = None
     seeded: bool = False
     excluded: list[dict[str, Location]] = field(default_factory=list)
-    best: _Best | None = None
+    run: Anytime[_Best] = field(default_factory=Anytime)
 
     @classmethod
-    def start(cls, seed: _Seed | None, breakpoints: int) -> _State:
+    def start(cls, seed: _Seed | None, breakpoints: int, run: Anytime[_Best]) -> _State:
         """The state before round 1: with a seed, its window, and its own locations to refine."""
-        state = cls(guess={}, reach=None, search_k=breakpoints, zoom_k=breakpoints)
+        state = cls(guess={}, reach=None, search_k=breakpoints, zoom_k=breakpoints, run=run)
         if seed is None:
             return state
         state.guess, state.reach = seed.guess, SEED_WINDOW
@@ -314,9 +324,12 @@ def solve_located(
         # (one program on a given grid searches everywhere, as a sweep over breakpoints wants)
         seed, record = _seed(call, target)
         history.append(record)
-    state = _State.start(seed, breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS)
-    stopped = _run_rounds(call, state, history, max_rounds)
-    return _outcome(call, state.best, history, stopped, seed)
+    run: Anytime[_Best] = Anytime(deadline=deadline, max_rounds=max_rounds, target=target)
+    state = _State.start(seed, breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS, run)
+    for index in run.rounds():
+        with run.guard():
+            _round(call, state, history, index)
+    return _outcome(call, run, history, seed)
 
 
 def _seed(call: _Call, target: float) -> tuple[_Seed, Round]:
@@ -347,24 +360,10 @@ def _seed(call: _Call, target: float) -> tuple[_Seed, Round]:
     return _Seed(guess, seed_nc, fitted), record
 
 
-def _run_rounds(call: _Call, state: _State, history: list[Round], max_rounds: int) -> str:
-    """Rounds 1 to ``max_rounds``, each recorded in ``history``; returns why they stopped:
-    ``met`` (an answer ends them), ``time``, ``rounds`` (the last one ran) or ``exhausted``
-    (no other location holds an equilibrium)."""
-    for index in range(1, max_rounds + 1):
-        left = call.remaining()
-        if left is not None and left <= 0:
-            return "time"
-        stopped = _round(call, state, history, index)
-        if stopped is not None:
-            return stopped
-    return "rounds"
-
-
-def _round(call: _Call, state: _State, history: list[Round], index: int) -> str | None:
+def _round(call: _Call, state: _State, history: list[Round], index: int) -> None:
     """Round ``index``: its program written, solved and its answer certified, ``state``
-    moved on for the next; returns why the rounds stop (``met``, ``time`` or
-    ``exhausted``), or None to go on."""
+    moved on for the next, recorded in ``history``; a round that ends the rounds stops
+    ``state.run`` (``optimal``, ``time_limit`` or ``stalled``)."""
     plan = _plan(call, state)
     t0 = time.perf_counter()
     solved = _solve_round(call, state, plan, index)
@@ -387,12 +386,13 @@ def _round(call: _Call, state: _State, history: list[Round], index: int) -> str 
     )
     history.append(record)
     if solved.sol.status == "infeasible":
-        return _after_infeasible(call, state, plan.phase)
-    if solved.sol.status != "optimal":
-        if solved.sol.status == "time_limit":
-            return "time"
+        _after_infeasible(call, state, plan.phase)
+    elif solved.sol.status == "optimal":
+        _after_answer(call, state, plan, solved, record)
+    elif solved.sol.status == "time_limit":
+        state.run.stop(Status.TIME_LIMIT)
+    else:
         raise SolveFailed(f"threshold program not solved: {solved.sol.status} ({solved.sol.message})")
-    return _after_answer(call, state, plan, solved, record)
 
 
 def _plan(call: _Call, state: _State) -> _Plan:
@@ -448,16 +448,16 @@ def _solve_round(call: _Call, state: _State, plan: _Plan, index: int) -> _Solved
     return _Solved(m, layer, info, sol)
 
 
-def _after_infeasible(call: _Call, state: _State, phase: str) -> str | None:
+def _after_infeasible(call: _Call, state: _State, phase: str) -> None:
     """Move ``state`` on from a round whose program is infeasible: a search looks further
-    from the seed, a zoom widens its box, then gives its locations up; returns
-    ``exhausted`` when no other location is left to try after an answer, else None.
+    from the seed, a zoom widens its box, then gives its locations up; the run stops
+    ``stalled`` when no other location is left to try after an answer.
     Raises :class:`ModelInfeasible` when no location holds an equilibrium of the model."""
     game, model = call.game, call.model
     if phase == "search" and state.reach is not None:
         # no equilibrium of the model near the seed: look twice as far, then everywhere
         state.reach = None if 2 * state.reach >= call.signals else 2 * state.reach
-        return None
+        return
     if phase == "search":
         if not state.excluded:
             raise ModelInfeasible(
@@ -465,8 +465,9 @@ def _after_infeasible(call: _Call, state: _State, phase: str) -> str | None:
                 "program is infeasible); check the order of the thresholds and the plan of each "
                 "region (which actions each player takes where), or try another model"
             )
-        if state.best is not None:
-            return "exhausted"  # no other location holds an equilibrium
+        if state.run.best is not None:
+            state.run.stop(Status.STALLED)  # no other location holds an equilibrium
+            return
         raise ModelInfeasible(
             f"no equilibrium of {game.name} conforms to model '{model.name}': every location of "
             f"its thresholds was tried ({len(state.excluded)} excluded as holding no equilibrium)"
@@ -480,13 +481,12 @@ def _after_infeasible(call: _Call, state: _State, phase: str) -> str | None:
     else:  # widen to the whole range, on a finer grid, before giving the locations up
         state.half_width = None
         state.zoom_k = 2 * state.zoom_k - 1
-    return None
 
 
-def _after_answer(call: _Call, state: _State, plan: _Plan, solved: _Solved, record: Round) -> str | None:
-    """Certify a round's answer (into ``record``), keep it when it is the best, and move
-    ``state`` on to zoom in on its locations; returns ``met`` when the answer ends the
-    rounds, else None."""
+def _after_answer(call: _Call, state: _State, plan: _Plan, solved: _Solved, record: Round) -> None:
+    """Certify a round's answer (into ``record``), offer it to the run, and move ``state``
+    on to zoom in on its locations; the run stops ``optimal`` when the answer ends the
+    rounds."""
     model, m = call.model, solved.m
     thresholds = _thresholds(m, model, call.game.num_players)
     nash_conv = call.certified(thresholds)
@@ -506,26 +506,28 @@ def _after_answer(call: _Call, state: _State, plan: _Plan, solved: _Solved, reco
     )
     # an answer comes from a program written as asked
     as_asked = plan.written == call.representation
-    if as_asked and (state.best is None or nash_conv < state.best.nash_conv):
-        state.best = _Best(nash_conv, thresholds, program, posterior)
+    if as_asked:
+        state.run.keep(_Best(nash_conv, thresholds, program, posterior), nash_conv)
     if as_asked and (call.target is None or nash_conv <= call.target or call.exact):
-        return "met"
+        state.run.stop(Status.OPTIMAL)
+        return
     state.locations = read_locations(m)
     state.fractions = {key: float(v) for key, v in solved.layer.fractions(m).items()}
     state.seeded = False
     state.half_width = FIRST_BOX if state.half_width is None else state.half_width / 4.0
-    return None
 
 
-def _outcome(call: _Call, best: _Best | None, history: list[Round], stopped: str, seed: _Seed | None) -> LocatedOutcome:
+def _outcome(call: _Call, run: Anytime[_Best], history: list[Round], seed: _Seed | None) -> LocatedOutcome:
     """The rounds' outcome: the best answer, with its status and the reason it is above
     epsilon when it is. Raises :class:`TimeLimitReached` when there is no answer."""
     target = call.target
+    best = run.best
     if best is not None and (target is None or best.nash_conv <= target or call.exact):
         return LocatedOutcome(thresholds=best.thresholds, program=best.program, rounds=history, bound=best.bound)
     done = f"after {len(history)} round{'s' if len(history) != 1 else ''}"
-    reached, advice = _STOPPED[stopped]
-    if best is None:
+
+    def no_answer(status: Status) -> TimeLimitReached:
+        reached, advice = _STOPPED[status]
         hint = ""
         if seed is not None and seed.guess and seed.fitted > 10.0 * max(seed.nash_conv, target or 0.0):
             # CFR+ found an equilibrium, and no profile following the model comes close
@@ -535,8 +537,10 @@ def _outcome(call: _Call, best: _Best | None, history: list[Round], stopped: str
                 f"closest thresholds reach only {seed.fitted:.1e}; should the model hold none, `equilibria nash` "
                 "needs no model)"
             )
-        raise TimeLimitReached(f"no answer {done}{reached}; {advice}{hint}", history)
-    status = {"time": Status.TIME_LIMIT, "rounds": Status.ITERATION_LIMIT}.get(stopped, Status.STALLED)
+        return TimeLimitReached(f"no answer {done}{reached}; {advice}{hint}", history)
+
+    best, status = run.result(no_answer)
+    reached, advice = _STOPPED[status]
     reason = f"the best certified NashConv {best.nash_conv:.3e} {done}{reached} is above epsilon {target:g}; {advice}"
     return LocatedOutcome(best.thresholds, best.program, history, best.bound, status, reason)
 
