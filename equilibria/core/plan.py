@@ -9,14 +9,18 @@ The rule, measured in ``benchmarks/default_rule.py`` (``benchmarks/default_rule.
   and its equilibria lift to equilibria of the full game, where the answer is certified.
   Its LP had 3.2x (Leduc) to 3.8x (13 ranks) fewer rows and solved 8x to 22x faster
   on HiGHS.
-  Other games are solved on their tree. The choice is made for speed, not size: a game
-  whose tree would not fit in memory is refused with its size, as without the rule, and
-  ``--shrink`` stays the user's choice for it (Rhode Island's lossless shrunk LP has 130
-  million nonzeros: a first-order ``--algorithm`` solves it). The rule cannot tell in
-  advance whether a shrunk game fits: Rhode Island with 8 ranks (892 million nodes)
-  shrinks 17-fold to an LP of 17.5 million nonzeros in 4 s and 1 GB, while the shrunk
-  sequence form of Leduc with 100 ranks (592 million nodes) was not built in 90 s and
-  5.3 GB.
+  Other games are solved on their tree. An ordered game whose tree would not fit in
+  memory goes through GameShrink all the same, which never builds the tree (it works
+  from the signal tree, whose size is checked instead): Rhode Island with 8 ranks (892
+  million nodes) shrinks 17-fold to an LP of 17.5 million nonzeros in 4 s and 1 GB. A
+  game whose signal tree would not fit either is refused with its size. How large the
+  shrunk game is cannot be told in advance (the shrunk sequence form of Leduc with 100
+  ranks, 592 million nodes, was not built in 90 s and 5.3 GB): a time limit bounds it.
+* **Algorithm.** The LP, unless its sequence form has more payoff entries than an LP
+  backend solves in minutes (:data:`equilibria.routes.lp.LP_ENTRY_LIMIT`, 10 million):
+  then DCFR, certified as it goes, until the user's time limit or target, else
+  exploitability 1e-3 (lossless Rhode Island's shrunk game: 130.6 million LP nonzeros,
+  1e-3 in 13 minutes). Naming a backend or a method keeps the LP.
 * **Formulation.** The sequence-form LP of that game, except when GameShrink merges
   nothing (Kuhn, G_n: every card its own rank): then the compact LP of the full game, with
   fold and showdown payoffs through sums (G_300: 10,792 nonzeros instead of 452,102, solved
@@ -57,7 +61,7 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
     """The route, its options and the reasons for what was chosen, for ``game`` solved
     with the ``lp`` route's ``options`` (those left out are chosen; ``lift`` is passed to
     GameShrink's route when it is chosen)."""
-    from ..instances.registry import describe
+    from ..instances.registry import TooLarge, describe
 
     options = {k: v for k, v in options.items() if v or k not in DIRECT_ONLY}
     options.setdefault("backend", AUTO)
@@ -71,11 +75,20 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
         return "lp", tree, [f"no abstraction: {direct[0]} is an option of the tree's LP"]
     if not description.has("ordered"):
         return "lp", tree, ["no abstraction: the game has no ordered signals for GameShrink"]
-    # GameShrink is chosen for speed, not for size: a game whose tree would not fit is
-    # refused with its size, and --shrink (with a first-order algorithm for the largest)
-    # stays the user's own choice
-    description.check_size("extensive")
-    return "shrink", options | {"compact": "auto"}, [LOSSLESS]
+    reasons = [LOSSLESS]
+    try:
+        description.check_size("extensive")
+    except TooLarge:
+        if options.get("lift"):
+            raise  # lifting builds the tree
+        # GameShrink works from the signal tree: the game is refused only when that would
+        # not fit either
+        description.check_size("ordered")
+        units, need = description.estimate("extensive")
+        reasons.append(
+            f"the game's tree is never built: about {units:,} nodes, {need / 1e9:.1f} GB, more than this process has"
+        )
+    return "shrink", options | {"compact": "auto"}, reasons
 
 
 #: Options of the LP routes that MIP Nash has no use for, and the flags that give them.
