@@ -49,8 +49,8 @@ def ours(spec: str, algorithm: str, target: float) -> tuple[int, float, float]:
 
     sf = SequenceForm(load(spec))
     run = solve_first_order(sf, algorithm, target_exploitability=target, time_limit=MAX_SECONDS)
-    hit = next((c for c in run.curve if c["exploitability"] <= target), run.curve[-1])
-    return hit["iterations"], hit["seconds"], hit["exploitability"]
+    hit = next((c for c in run.curve if c.exploitability <= target), run.curve[-1])
+    return hit.iterations, hit.seconds, hit.exploitability
 
 
 def on_schedule(step, exploitability, target: float) -> tuple[int, float, float]:

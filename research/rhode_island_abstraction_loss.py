@@ -45,12 +45,11 @@ def measure(game: str, rule: str, algorithm: str, seconds: float) -> dict:
     t1 = time.perf_counter()
     full = ordered_certificate(report.filtered, run.behaviors)
     full_seconds = time.perf_counter() - t1
-    last = run.curve[-1] if run.curve else {}
     row = {
         "game": game,
         "rule": rule,
         "algorithm": algorithm,
-        "iterations": last.get("iterations"),
+        "iterations": run.curve[-1].iterations if run.curve else None,
         "solve_seconds": round(seconds, 1),
         "shrunk_game_exploitability": run.certificate.exploitability,
         "full_game_exploitability": full.exploitability,

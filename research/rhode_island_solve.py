@@ -55,6 +55,7 @@ def plot_curve(rows: list[dict], path: str, title: str) -> None:
 
 def _first_order(args: argparse.Namespace, t0: float) -> None:
     from equilibria.routes.first_order import solve_first_order
+    from equilibria.routes.run import CurvePoint
     from equilibria.routes.shrink import shrink
 
     report = shrink(args.game, rule=args.rule, build_lp=False)
@@ -69,13 +70,13 @@ def _first_order(args: argparse.Namespace, t0: float) -> None:
     out = open(args.curve_out, "w", newline="") if args.curve_out else None
     writer = None
 
-    def record(point: dict) -> None:
+    def record(point: CurvePoint) -> None:
         nonlocal writer
-        row = {"wall_seconds": round(time.perf_counter() - t0, 2), **point, "peak_mb": round(_peak_mb())}
+        row = {"wall_seconds": round(time.perf_counter() - t0, 2), **point.row(), "peak_mb": round(_peak_mb())}
         rows.append(row)
         print(
-            f"{row['wall_seconds']:9.0f} s  {point['iterations']:7,d} iterations  "
-            f"exploitability {point['exploitability']:.4e}",
+            f"{row['wall_seconds']:9.0f} s  {point.iterations:7,d} iterations  "
+            f"exploitability {point.exploitability:.4e}",
             flush=True,
         )
         if out is not None:

@@ -7,6 +7,7 @@ import pytest
 import equilibria
 from equilibria.core.anytime import Anytime
 from equilibria.core.deadline import DeadlineExpired, OutOfTime
+from equilibria.routes.run import Attempt, CurvePoint
 from equilibria.solvers import Status
 
 LEDUC_VALUE = -0.085606424078
@@ -18,7 +19,18 @@ def test_target_exploitability_stops_early_with_certified_bounds(leduc):
     low, high = sol.value_bounds
     assert low - 1e-12 <= LEDUC_VALUE <= high + 1e-12
     assert low - 1e-12 <= sol.value <= high + 1e-12
-    assert sol.attempts and sol.attempts[-1]["exploitability"] <= 1e-3
+    assert sol.attempts and sol.attempts[-1].exploitability <= 1e-3
+    assert sol.to_dict()["attempts"] == [a.row() for a in sol.attempts]
+
+
+def test_anytime_records_print_as_the_plain_dicts_they_replaced():
+    """An Attempt and a CurvePoint as the answer's JSON holds them: a key left out where
+    the record has no value (no strategies to certify; no proven bound but mirror-prox's)."""
+    assert Attempt(1e-6, "time_limit", 1.5).row() == {"tolerance": 1e-6, "status": "time_limit", "seconds": 1.5}
+    certified = Attempt(1e-8, "optimal", 2.0, 3e-9).row()
+    assert list(certified) == ["tolerance", "status", "seconds", "exploitability"]
+    assert CurvePoint(7, 0.25, 0.01).row() == {"iterations": 7, "seconds": 0.25, "exploitability": 0.01}
+    assert CurvePoint(7, 0.25, 0.01, 0.02).row()["proven_bound"] == 0.02
 
 
 def test_tight_target_reaches_optimum(leduc):

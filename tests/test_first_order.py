@@ -29,7 +29,7 @@ def test_certified_bounds_hold_the_published_value(algorithm, game, value):
     assert answer.exploitability <= target
     low, high = answer.value_bounds
     assert low - 1e-12 <= value <= high + 1e-12
-    assert [c["iterations"] for c in answer.curve] == sorted({c["iterations"] for c in answer.curve})
+    assert [c.iterations for c in answer.curve] == sorted({c.iterations for c in answer.curve})
 
 
 def test_mirror_prox_exploitability_stays_below_its_proven_bound():
@@ -37,8 +37,8 @@ def test_mirror_prox_exploitability_stays_below_its_proven_bound():
     assert answer.status == "iteration_limit"
     assert len(answer.curve) > 10
     for point in answer.curve:
-        assert point["exploitability"] <= point["proven_bound"] * (1 + 1e-9), point
-    assert answer.curve[-1]["proven_bound"] < answer.curve[0]["proven_bound"] / 50
+        assert point.proven_bound is not None and point.exploitability <= point.proven_bound * (1 + 1e-9), point
+    assert answer.curve[-1].proven_bound < answer.curve[0].proven_bound / 50
 
 
 def test_mirror_prox_bound_holds_on_random_matrices():
@@ -66,7 +66,7 @@ def test_iterates_equal_openspiel_iteration_by_iteration(name, algorithm):
     game = pyspiel.load_game(name)
     for n in (1, 2, 7, 30):
         ours = equilibria.solve(f"openspiel:{name}", algorithm=algorithm, iterations=n)
-        assert ours.curve[-1]["iterations"] == n
+        assert ours.curve[-1].iterations == n
         solver = pyspiel.CFRPlusSolver(game) if algorithm == "cfr+" else discounted_cfr.DCFRSolver(game)
         for _ in range(n):
             solver.evaluate_and_update_policy()
@@ -76,7 +76,7 @@ def test_iterates_equal_openspiel_iteration_by_iteration(name, algorithm):
             if algorithm == "cfr+"
             else python_exploitability.exploitability(game, theirs)
         )
-        assert ours.curve[-1]["exploitability"] == pytest.approx(expected, abs=1e-10), n
+        assert ours.curve[-1].exploitability == pytest.approx(expected, abs=1e-10), n
 
 
 def test_shrunk_lossless_certificate_equals_the_full_games():

@@ -24,6 +24,8 @@ from ..solvers.results import SolutionStatus, Status, solution_status
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..routes.run import Attempt
+
 
 def _plain(value: Any) -> Any:
     """``value`` with numpy scalars and arrays turned into JSON-ready Python objects."""
@@ -212,9 +214,10 @@ class Answer:
             lines.append(
                 f"value bounds    [{fixed(low, digits)}, {fixed(high, digits)}]  (certified; gap {high - low:.3e})"
             )
-        for a in getattr(self, "attempts", []):
-            expl = f"exploitability {a['exploitability']:.3e}" if "exploitability" in a else "no strategies"
-            lines.append(f"  IPM tolerance {a['tolerance']:.0e}: {a['status']}, {a['seconds']:.2f} s, {expl}")
+        attempts: list[Attempt] = getattr(self, "attempts", [])  # the LP ladder's, where the route has one
+        for a in attempts:
+            expl = f"exploitability {a.exploitability:.3e}" if a.exploitability is not None else "no strategies"
+            lines.append(f"  IPM tolerance {a.tolerance:.0e}: {a.status}, {a.seconds:.2f} s, {expl}")
         if self.backend is None:  # no solver behind it: a first-order method names itself
             by = f" (algorithm {self.algorithm})" if self.algorithm not in (None, "lp") else f" ({self.route} route)"
             lines.append(f"status          {self.status}{by}")

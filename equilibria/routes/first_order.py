@@ -22,7 +22,7 @@ from ..models.sequence import SequenceForm
 from ..models.treeplex import Treeplex
 from ..solvers import Status
 from ..solvers.first_order import ALGORITHMS, MirrorProxSolver, SaddlePointSolver, make_solver
-from .run import LPRun
+from .run import CurvePoint, LPRun
 
 _log = logging.getLogger(__name__)
 
@@ -45,23 +45,23 @@ STALL_SPAN = 8.0
 STALL_FACTOR = 1000.0
 
 
-def _out_of_reach(curve: list[dict], target: float | None) -> bool:
+def _out_of_reach(curve: list[CurvePoint], target: float | None) -> bool:
     """True when, at the rate of the certificates' last :data:`STALL_SPAN`-fold of
     iterations (exploitability ~ iterations**-rate), ``target`` needs more than
     :data:`STALL_FACTOR` times the iterations run so far."""
     if target is None or not curve:
         return False
     now = curve[-1]
-    earlier = [p for p in curve if p["iterations"] * STALL_SPAN <= now["iterations"]]
+    earlier = [p for p in curve if p.iterations * STALL_SPAN <= now.iterations]
     if not earlier:
         return False
-    best_now = min(p["exploitability"] for p in curve)
-    best_then = min(p["exploitability"] for p in earlier)
+    best_now = min(p.exploitability for p in curve)
+    best_then = min(p.exploitability for p in earlier)
     if best_now <= target:
         return False
     if best_now >= best_then:
         return True  # no progress at all over the span
-    rate = math.log(best_then / best_now) / math.log(now["iterations"] / earlier[-1]["iterations"])
+    rate = math.log(best_then / best_now) / math.log(now.iterations / earlier[-1].iterations)
     return (best_now / target) ** (1.0 / rate) > STALL_FACTOR
 
 
@@ -73,7 +73,7 @@ def solve_first_order(
     target_exploitability: float | None = None,
     iterations: int | None = None,
     times: dict | None = None,
-    on_certificate: Callable[[dict], None] | None = None,
+    on_certificate: Callable[[CurvePoint], None] | None = None,
 ) -> LPRun:
     """Solve a two-player zero-sum sequence form by a first-order method, anytime.
 
@@ -87,9 +87,11 @@ def solve_first_order(
     and returns the best certified strategies. At least one of the three is required.
     Ctrl-C (KeyboardInterrupt) once a certificate exists stops the run too, with the best
     certified strategies and status ``interrupted``; before that it propagates.
-    ``LPRun.curve`` lists each certificate: iterations, seconds, exploitability (and for
-    mirror-prox the proven bound on the exploitability, half its bound on the duality gap);
-    ``on_certificate`` is called with each entry as it is made (to save a long run's curve).
+    ``LPRun.curve`` lists each certificate as a :class:`~equilibria.routes.run.CurvePoint`:
+    iterations, seconds, exploitability (and for mirror-prox the proven bound on the
+    exploitability, half its bound on the duality gap); ``on_certificate`` is called with
+    each point as it is made (to save a long run's curve; ``CurvePoint.row()`` gives it as a
+    plain dict).
     """
     iterations = _check_options(algorithm, time_limit, target_exploitability, iterations)
     constant = check_two_player_zero_sum(sf, algorithm)
@@ -164,7 +166,7 @@ class _Limits:
         """True when the iteration count allows another iteration after ``done``."""
         return self.iterations is None or done < self.iterations
 
-    def stop(self, run: Anytime, done: int, exploitability: float, curve: list[dict]) -> Status | None:
+    def stop(self, run: Anytime, done: int, exploitability: float, curve: list[CurvePoint]) -> Status | None:
         """The status to stop with after a certificate of ``exploitability`` at ``done``
         iterations, tested in this order: target reached, time up, iterations done, the
         target out of reach (``curve`` so far); None to go on."""
@@ -195,7 +197,7 @@ class _Progress:
     start: float
     solving: float = 0.0
     certifying: float = 0.0
-    curve: list[dict] = field(default_factory=list)
+    curve: list[CurvePoint] = field(default_factory=list)
     last_told: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -221,7 +223,7 @@ def _run_until_stopped(
     limits: _Limits,
     run: Anytime[tuple[list[np.ndarray], Exploitability]],
     progress: _Progress,
-    on_certificate: Callable[[dict], None] | None,
+    on_certificate: Callable[[CurvePoint], None] | None,
 ) -> None:
     """Iterate and certify in turn (each certificate is a round of ``run``, recorded in
     ``progress``) until ``limits`` or ``run`` say stop; the status is ``run``'s. Ctrl-C
@@ -254,7 +256,7 @@ def _certify_average(
     constant: float,
     run: Anytime[tuple[list[np.ndarray], Exploitability]],
     progress: _Progress,
-    on_certificate: Callable[[dict], None] | None,
+    on_certificate: Callable[[CurvePoint], None] | None,
 ) -> Exploitability:
     """The certificate of the solver's average strategies, added to ``progress`` (its
     seconds, a point of the curve passed to ``on_certificate``) and offered to ``run``
@@ -265,13 +267,12 @@ def _certify_average(
     # where a pass over every payoff entry of the sequence form costs ten or more
     cert = saddle_point_exploitability(solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant)
     progress.certifying += time.perf_counter() - t2
-    point = {
-        "iterations": solver.iterations,
-        "seconds": progress.solving,
-        "exploitability": float(cert.exploitability),
-    }
-    if isinstance(solver, MirrorProxSolver):
-        point["proven_bound"] = solver.gap_bound / 2
+    point = CurvePoint(
+        iterations=solver.iterations,
+        seconds=progress.solving,
+        exploitability=float(cert.exploitability),
+        proven_bound=solver.gap_bound / 2 if isinstance(solver, MirrorProxSolver) else None,
+    )
     progress.curve.append(point)
     if on_certificate is not None:
         on_certificate(point)

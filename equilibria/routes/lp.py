@@ -32,7 +32,7 @@ from ..models.strategy import realization_from_behavior
 from ..solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
 from .first_order import solve_first_order, treeplexes
 from .options import LPOptions
-from .run import LPRun
+from .run import Attempt, CurvePoint, LPRun
 
 _log = logging.getLogger(__name__)
 
@@ -380,7 +380,7 @@ def _run(
     behaviors: list[np.ndarray],
     cert: Exploitability,
     solutions: list[Solution],
-    attempts: list[dict],
+    attempts: list[Attempt],
     plan: list[str] | None = None,
 ) -> LPRun:
     # an LP objective is a game value only at an optimum; otherwise report the profile's
@@ -405,7 +405,7 @@ def _solve_anytime(
         max_rounds=len(ANYTIME_TOLERANCES),
         target=target,
     )
-    attempts: list[dict] = []
+    attempts: list[Attempt] = []
     for index in run.rounds():
         tol = ANYTIME_TOLERANCES[index - 1]
         last = index == len(ANYTIME_TOLERANCES)
@@ -419,16 +419,16 @@ def _solve_anytime(
             options=options,
         )
         _add_seconds(times, sol)
-        attempt = {"tolerance": tol, "status": str(sol.status), "seconds": sum(sol.seconds.values())}
-        attempts.append(attempt)
+        seconds = sum(sol.seconds.values())
         if sol.x is None or sol.row_duals is None:
+            attempts.append(Attempt(tol, str(sol.status), seconds))  # no strategies: nothing certified
             run.stop(sol.status if sol.status != Status.OPTIMAL else Status.UNKNOWN)
             break
         t = time.perf_counter()
         behaviors = equilibrium_behaviors(sf, lp, sol.x, sol.row_duals)
         cert = certify(sf, behaviors)
         times["certify"] = times.get("certify", 0.0) + time.perf_counter() - t
-        attempt["exploitability"] = cert.exploitability
+        attempts.append(Attempt(tol, str(sol.status), seconds, cert.exploitability))
         run.keep((sol, behaviors, cert), cert.exploitability)
         exact = sol.status == Status.OPTIMAL and cert.exploitability <= optimality_tolerance(sf)
         if run.meets(cert.exploitability):
@@ -473,8 +473,8 @@ def solved_lines(answer: Any) -> list[str]:
     lines = answer.certificate_lines()
     if answer.curve:
         last = answer.curve[-1]
-        bound = f"; proven exploitability bound {last['proven_bound']:.3e}" if "proven_bound" in last else ""
-        runs = f"{last['iterations']:,} in {last['seconds']:.2f} s, certified {len(answer.curve)} times"
+        bound = f"; proven exploitability bound {last.proven_bound:.3e}" if last.proven_bound is not None else ""
+        runs = f"{last.iterations:,} in {last.seconds:.2f} s, certified {len(answer.curve)} times"
         lines.append(f"iterations      {runs}{bound}")
         seqs = answer.sizes["sequences"]
         lines.append(
@@ -506,8 +506,8 @@ class GameSolution(Answer):
     behaviors: list[np.ndarray]
     certificate: Exploitability
     solutions: list[Solution] = field(default_factory=list)
-    attempts: list[dict] = field(default_factory=list)
-    curve: list[dict] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    curve: list[CurvePoint] = field(default_factory=list)
     dominance: dict = field(default_factory=dict)
 
     @property
@@ -517,7 +517,11 @@ class GameSolution(Answer):
 
     def details(self) -> dict:
         """The anytime solve's attempts (LP) or certified curve (first-order algorithm)."""
-        return {"attempts": self.attempts, "curve": self.curve, "dominance": self.dominance}
+        return {
+            "attempts": [a.row() for a in self.attempts],
+            "curve": [p.row() for p in self.curve],
+            "dominance": self.dominance,
+        }
 
     def report_lines(self) -> list[str]:
         """The answer as ``equilibria solve`` prints it."""

@@ -33,6 +33,7 @@ from ..solvers import AUTO
 from . import lp as lp_route
 from .lp import solve_sequence_form, solved_lines
 from .options import ShrinkOptions
+from .run import Attempt, CurvePoint
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
 RULES = SHRINK_RULES
@@ -236,8 +237,8 @@ class ShrunkSolution(Answer):
     report: ShrinkReport
     abstract_exploitability: float
     original_nodes: int | None = None
-    attempts: list = field(default_factory=list)
-    curve: list = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    curve: list[CurvePoint] = field(default_factory=list)
     dominance: dict = field(default_factory=dict)
 
     @property
@@ -272,8 +273,8 @@ class ShrunkSolution(Answer):
             abstract_exploitability=self.abstract_exploitability,
             original_nodes=self.original_nodes,
             lifted=self.lifted,
-            attempts=self.attempts,
-            curve=self.curve,
+            attempts=[a.row() for a in self.attempts],
+            curve=[p.row() for p in self.curve],
             dominance=self.dominance,
         )
         return out
