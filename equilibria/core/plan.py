@@ -84,7 +84,9 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
         # GameShrink works from the signal tree: the game is refused only when that would
         # not fit either
         description.check_size("ordered")
-        units, need = description.estimate("extensive")
+        estimate = description.estimate("extensive")
+        assert estimate is not None  # TooLarge came from it
+        units, need = estimate
         reasons.append(
             f"the game's tree is never built: about {units:,} nodes, {need / 1e9:.1f} GB, more than this process has"
         )

@@ -51,7 +51,7 @@ BAD_GAMES = [
     "generalized_kuhn:cards=100000000",
     "rhode_island:ranks=abc",
     "rhode_island:ranks=0",
-    "rhode_island",
+    "rhode_island:ranks=100000",
     "one_street:pot=abc",
     "one_street:pot=nan",
     "one_street:pot=inf",
@@ -272,7 +272,7 @@ def invocations() -> list[tuple[str, ...]]:
 MUST_BE_QUICK = [
     ("solve", "generalized_kuhn:cards=100000000", "--quiet"),
     ("info", "generalized_kuhn:cards=100000000", "--quiet"),
-    ("solve", "rhode_island", "--quiet"),
+    ("solve", "rhode_island:ranks=100000", "--quiet"),
     ("solve", "leduc:ranks=99999999999999999999", "--quiet"),
     ("solve", "liars_dice:sides=100", "--quiet"),
     ("solve", "kuhn_rules:cards=100000", "--quiet"),
