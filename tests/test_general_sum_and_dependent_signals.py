@@ -91,12 +91,12 @@ def test_cli_prints_payoffs_of_a_general_sum_game_and_the_lp_refuses_it():
     assert "payoffs         0.012450" in res.stdout and "value (player 1)" not in res.stdout
     out = json.loads(run_cli("threshold", "one_street:rake=0.05", "--json").stdout)
     assert out["zero_sum"] is False and "value_bounds" not in out and len(out["payoffs"]) == 2
-    # the LP route refuses it; solve without flags answers it by MIP Nash
+    # the LP route refuses it; solve without flags answers it by Lemke's method
     res = run_cli("solve", "one_street:cards=5,rake=0.1", "--no-shrink")
     assert res.returncode == 2 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1
     assert "zero-sum" in res.stderr
     planned = json.loads(run_cli("solve", "one_street:cards=5,rake=0.1", "--json").stdout)
-    assert planned["route"] == "nash" and planned["zero_sum"] is False
+    assert planned["route"] == "lcp" and planned["zero_sum"] is False and planned["nash_conv"] <= 1e-9
     res = run_cli("threshold", "one_street:rake=1.5")
     assert res.returncode == 2 and "rake" in res.stderr and len(res.stderr.strip().splitlines()) == 1
 

@@ -1,5 +1,5 @@
 """One planner: ``equilibria.solve(game)`` and ``equilibria solve GAME`` take the same route
-and backend, and the command answers general-sum and n-player games (by MIP Nash) instead
+and backend, and the command answers general-sum and n-player games (Lemke for two players, MIP Nash for more) instead
 of refusing them."""
 
 import json
@@ -22,22 +22,22 @@ def general_sum_efg(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    "spec, route",
+    "spec, route, backend",
     [
-        ("kuhn", "shrink"),
-        ("leduc", "shrink"),
-        ("general_sum", "nash"),
-        ("kuhn:players=3", "nash"),
-        (SMALL_SHERIFF, "nash"),
+        ("kuhn", "shrink", "highs"),
+        ("leduc", "shrink", "highs"),
+        ("general_sum", "lcp", "lemke"),
+        ("kuhn:players=3", "nash", "highs"),
+        (SMALL_SHERIFF, "lcp", "lemke"),
     ],
 )
-def test_python_and_the_command_take_the_same_route_and_backend(spec, route, general_sum_efg):
+def test_python_and_the_command_take_the_same_route_and_backend(spec, route, backend, general_sum_efg):
     spec = general_sum_efg if spec == "general_sum" else spec
     answer = equilibria.solve(spec)
     ran = run_cli("solve", spec, "--json", "--quiet")
     assert ran.returncode == 0, ran.stderr
     printed = json.loads(ran.stdout)
-    assert (answer.route, answer.backend) == (printed["route"], printed["backend"]) == (route, "highs")
+    assert (answer.route, answer.backend) == (printed["route"], printed["backend"]) == (route, backend)
     assert answer.plan[0] == printed["plan"][0]
     # each answer is certified, whichever route gave it: an equilibrium for two players,
     # within the rounds' default epsilon (0.05) for three

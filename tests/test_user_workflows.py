@@ -826,18 +826,26 @@ def test_play_names_the_cards_chance_dealt():
     assert len(dealt) == 2 and set(dealt) <= {"J", "Q", "K"} and dealt[0] != dealt[1]
 
 
-@pytest.mark.parametrize("spec", ["sheriff:rounds=1", "kuhn:players=3", "openspiel:tiny_hanabi"])
-def test_solve_without_flags_answers_general_sum_and_n_player_games_by_mip_nash(spec):
+@pytest.mark.parametrize(
+    "spec, route, words",
+    [
+        ("sheriff:rounds=1", "lcp", "Lemke"),
+        ("kuhn:players=3", "nash", "MIP Nash"),
+        ("openspiel:tiny_hanabi", "lcp", "Lemke"),
+    ],
+)
+def test_solve_without_flags_answers_general_sum_and_n_player_games(spec, route, words):
     """`equilibria solve` refused every game that is not two-player zero-sum ('use
-    equilibria nash'); without flags it now plans MIP Nash, says so, and answers as
-    `equilibria nash` does (the same NashConv)."""
+    equilibria nash'); without flags it now plans Lemke's method for two players and MIP
+    Nash for more, says so, and answers as the route's own command does (the same
+    NashConv)."""
     if spec.startswith("openspiel:"):
         pytest.importorskip("pyspiel")
     res = run_cli("solve", spec, "--json")
     assert res.returncode == 0, res.stderr
     answer = json.loads(res.stdout)
-    assert answer["route"] == "nash" and answer["plan"][0].startswith("MIP Nash: the game is")
-    direct = json.loads(run_cli("nash", spec, "--json").stdout)
+    assert answer["route"] == route and answer["plan"][0].startswith(words)
+    direct = json.loads(run_cli(route, spec, "--json").stdout)
     assert answer["nash_conv"] == pytest.approx(direct["nash_conv"], abs=1e-9)
     # what only the LP takes is refused for such a game, in one line
     line = one_line_refusal(run_cli("solve", spec, "--algorithm", "cfr+", "--iterations", "10"))

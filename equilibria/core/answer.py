@@ -24,8 +24,6 @@ from ..solvers.results import SolutionStatus, Status, solution_status
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..routes.run import Attempt
-
 
 def _plain(value: Any) -> Any:
     """``value`` with numpy scalars and arrays turned into JSON-ready Python objects."""
@@ -214,7 +212,7 @@ class Answer:
             lines.append(
                 f"value bounds    [{fixed(low, digits)}, {fixed(high, digits)}]  (certified; gap {high - low:.3e})"
             )
-        attempts: list[Attempt] = getattr(self, "attempts", [])  # the LP ladder's, where the route has one
+        attempts: list[Any] = getattr(self, "attempts", [])  # the LP ladder's, where the route has one
         for a in attempts:
             expl = f"exploitability {a.exploitability:.3e}" if a.exploitability is not None else "no strategies"
             lines.append(f"  IPM tolerance {a.tolerance:.0e}: {a.status}, {a.seconds:.2f} s, {expl}")

@@ -32,11 +32,12 @@ The rule, measured in ``benchmarks/default_rule.py`` (``benchmarks/default_rule.
   method, a time limit or a target exploitability is given; should Clarabel stop short of
   optimal, HiGHS solves the LP again.
 
-* **Route.** A game that is not two-player zero-sum (general-sum, or three players and
-  more: OpenSpiel's tiny_bridge_2p or sheriff, ``kuhn:players=3``) goes to MIP Nash with
-  the ``nash`` route's own defaults, as ``equilibria nash`` answers it; the options of the
-  LP alone (a first-order algorithm, a target exploitability, both LPs, dominated
-  actions) are refused for it.
+* **Route.** A two-player general-sum game (OpenSpiel's tiny_bridge_2p, sheriff, a
+  general-sum .efg) goes to Lemke's method on the sequence form's LCP (the ``lcp``
+  route), unless a backend or method of a MIP solver is named; a game of three players
+  and more (``kuhn:players=3``) goes to MIP Nash with the ``nash`` route's own defaults,
+  as ``equilibria nash`` answers it. The options of the LP alone (a first-order
+  algorithm, a target exploitability, both LPs, dominated actions) are refused for both.
 
 Anything the user names is kept: ``backend``, ``method``, the ``lp`` or ``shrink`` route.
 ``equilibria.solve(game)`` (route ``"auto"``, the default) and ``equilibria solve GAME``
@@ -133,11 +134,20 @@ def _nash(kind: str, options: dict[str, Any]) -> tuple[str, dict[str, Any], list
             f"--algorithm {options['algorithm']} applies to two-player zero-sum games; this one is {kind} "
             "(MIP Nash answers it)"
         )
+    if kind == "general-sum" and options.get("backend", AUTO) in (AUTO, "lemke") and not options.get("method"):
+        taken = {"time_limit": options["time_limit"]} if options.get("time_limit") is not None else {}
+        return "lcp", taken | {"backend": "lemke"}, [LEMKE]
     taken = {k: options[k] for k in ("time_limit", "verbose", "method") if options.get(k) is not None}
     backend = options.get("backend", AUTO)
     taken["backend"] = "highs" if backend == AUTO else backend
     return "nash", taken, [f"MIP Nash: the game is {kind}, not two-player zero-sum; the nash route's defaults"]
 
+
+#: Why Lemke's method for a two-player general-sum game.
+LEMKE = (
+    "Lemke on the sequence form's LCP: the game is general-sum with two players (sheriff with 2 rounds: "
+    "0.2 s, where MIP Nash took 23 s); equilibria nash is the mixed-integer route"
+)
 
 #: Why lossless GameShrink, and why the compact LP when it merges nothing.
 LOSSLESS = "lossless GameShrink: ordered signals; same value, equilibria lift to the full game and are certified there"

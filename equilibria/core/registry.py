@@ -195,6 +195,14 @@ register_route(
     columns=APPROXIMATE_PRODUCTS,
 )
 register_route(
+    "lcp",
+    "extensive",
+    "equilibria.routes.lcp:LemkeLCP",
+    "Lemke's method on the sequence form's LCP: an equilibrium of a two-player game, general-sum or not",
+    options="equilibria.routes.options:LCPOptions",
+    needs=None,
+)
+register_route(
     "threshold",
     "signal",
     "equilibria.routes.threshold.route:ThresholdPrograms",

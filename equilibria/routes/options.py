@@ -111,6 +111,36 @@ class ShrinkOptions(LPOptions):
             )
 
 
+@dataclass(kw_only=True)
+class LCPOptions(RouteOptions):
+    """The ``lcp`` route's options (see :mod:`equilibria.routes.lcp`)."""
+
+    backend: str = field(
+        default="lemke",
+        metadata={"help": "lemke: the route's own complementary pivoting (no solver backend runs an LCP)"},
+    )
+    exact: bool = field(
+        default=False,
+        metadata={
+            "help": "solve the final basis again in rational arithmetic and check the equilibrium exactly "
+            "(regret exactly 0; games of at most a few thousand sequences)"
+        },
+    )
+    seed: int | None = field(
+        default=None,
+        metadata={
+            "help": "start from a random covering vector drawn with this seed: another path of pivots, "
+            "often another equilibrium",
+            "range": 0,
+        },
+    )
+    max_pivots: int | None = field(default=None, metadata={"help": "the most pivots", "range": 1})
+
+    def validate(self) -> None:
+        if self.backend != "lemke":
+            raise OptionError(f"the lcp route pivots itself (backend lemke); backend {self.backend!r} solves no LCP")
+
+
 def check_products(epsilon: float | None, breakpoints: int | None, products: str | None) -> None:
     """Exact products have no grid: neither breakpoints nor an approximation bound."""
     if products == "exact" and (breakpoints is not None or epsilon is not None):

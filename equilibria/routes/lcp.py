@@ -1,0 +1,188 @@
+"""The ``lcp`` route: an equilibrium of a two-player game, general-sum or zero-sum, by Lemke's
+method on the linear complementarity problem of its sequence form (Koller, Megiddo and von
+Stengel, "Efficient computation of equilibria for extensive two-person games", 1996; the
+method Koller and Pfeffer's Gala used for general-sum games, "Generating and solving
+imperfect information games", 1995).
+
+The LCP (:mod:`equilibria.formulations.sequence_form_lcp`) is built sparse from the
+sequence form, and solved by complementary pivoting on a sparse factorised basis with a
+lexicographic ratio test (:mod:`equilibria.solvers.lemke`). The covering vector decides
+the path: ``seed`` draws a random one, which often ends at another equilibrium. With
+``exact`` the final basis is solved again in rational arithmetic and the complementarity
+conditions are checked exactly, so the equilibrium's regret is exactly 0; every answer is
+also certified as any other, by exact best responses in floating point.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..core.answer import Answer
+from ..core.deadline import OutOfTime
+from ..core.steps import Outcome, Steps
+from ..formulations.sequence_form_lcp import SequenceFormLCP, sequence_form_lcp
+from ..models.checks import OptionError
+from ..models.errors import SolveFailed
+from ..models.progress import stage
+from ..models.sequence import SequenceForm
+from ..solvers import Status
+from ..solvers.lemke import NumericalFailure, PivotLimit, RayTermination, exact_solution, lemke
+from .options import LCPOptions
+
+_log = logging.getLogger(__name__)
+
+#: Pivots between two progress messages.
+PROGRESS_PIVOTS = 1000
+
+
+def _tell(pivots: int) -> None:
+    """Log the pivots so far every :data:`PROGRESS_PIVOTS`."""
+    if pivots % PROGRESS_PIVOTS == 0:
+        _log.info("Lemke: %s pivots", f"{pivots:,}")
+
+
+#: The most complementary pairs ``exact`` takes: rational elimination on the final basis
+#: grows with its fill, and beyond this it takes minutes.
+EXACT_LIMIT = 5_000
+
+
+@dataclass(kw_only=True)
+class LCPSolution(Answer):
+    """An equilibrium found by Lemke's method: its pivots, and with ``exact`` whether the
+    rational check held (regret exactly 0)."""
+
+    pivots: int = 0
+    exact: bool | None = None
+    covering: str = "ones"
+
+    def details(self) -> dict:
+        """The pivots, the covering vector and the exact check."""
+        return {"pivots": self.pivots, "covering": self.covering, "exact_check": self.exact}
+
+    def report_lines(self) -> list[str]:
+        """The answer as ``equilibria lcp`` prints it."""
+        lines = super().report_lines()
+        lines.append(f"pivots          {self.pivots:,} (covering vector: {self.covering})")
+        if self.exact is not None:
+            lines.append("exact           rational check of the final basis: regret exactly 0 for both players")
+        return lines
+
+
+def covering_vector(lcp: SequenceFormLCP, seed: int | None) -> tuple[np.ndarray, str]:
+    """The covering vector and its name: one on the rows that start infeasible (the roots
+    of the two plans) and zero elsewhere, which keeps the artificial variable's column
+    sparse (a dense one makes every pivot's column dense); with ``seed``, random positive
+    weights on every row."""
+    if seed is None:
+        return np.where(lcp.q < 0, 1.0, 0.0), "ones on the two roots"
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.5, 1.5, lcp.size), f"random, seed {seed}"
+
+
+def exact_check(sf: SequenceForm, lcp: SequenceFormLCP, basis: list[int]) -> list[Fraction]:
+    """The final basis solved in rationals; raises SolveFailed unless the solution meets
+    every condition of the LCP exactly (``z >= 0``, ``w = q + M z >= 0``, ``z'w = 0``),
+    which makes both plans exact best responses. Returns ``z``."""
+    artificial = 2 * lcp.size
+    if artificial in basis:
+        raise SolveFailed("the final basis still holds the artificial variable")
+    columns = lcp.exact_columns(sf)
+    q = lcp.exact_q()
+    z, w = exact_solution(columns, q, basis)
+    if any(v < 0 for v in z) or any(v < 0 for v in w):
+        raise SolveFailed("the final basis, solved exactly, is not feasible: the floating-point pivots went astray")
+    if any(a != 0 and b != 0 for a, b in zip(z, w, strict=True)):
+        raise SolveFailed("the final basis, solved exactly, is not complementary")
+    # w as the basis gives it must be q + M z, the definition (a check of the elimination)
+    total = list(q)
+    for j, zj in enumerate(z):
+        if zj:
+            for i, v in columns[j].items():
+                total[i] += v * zj
+    if total != w:
+        raise SolveFailed("the exact solution breaks a row of the LCP")
+    return z
+
+
+class LemkeLCP(Steps):
+    """The ``lcp`` route's steps: the sequence form's LCP, Lemke's pivots, the equilibrium
+    read from the plans (and checked in rationals with ``exact``)."""
+
+    Options = LCPOptions
+    build_message = "the sequence form and its LCP"
+
+    def build(self, view: Any, options: LCPOptions) -> tuple[SequenceForm, SequenceFormLCP]:
+        sf = SequenceForm(view)
+        if sf.num_players != 2:
+            raise OptionError(
+                f"the lcp route solves two-player games; this one has {sf.num_players} players (equilibria nash)"
+            )
+        lcp = sequence_form_lcp(sf)
+        if options.exact and lcp.size > EXACT_LIMIT:
+            raise OptionError(
+                f"exact takes LCPs of at most {EXACT_LIMIT:,} pairs; this game's has {lcp.size:,} (drop exact)"
+            )
+        return sf, lcp
+
+    def solve(
+        self, problem: tuple[SequenceForm, SequenceFormLCP], options: LCPOptions, deadline: float | None
+    ) -> LCPSolution | Outcome:
+        sf, lcp = problem
+        d, covering = covering_vector(lcp, options.seed)
+        t0 = time.perf_counter()
+        with stage(f"Lemke's pivots on {lcp.size:,} complementary pairs"):
+            try:
+                result = lemke(lcp.M, lcp.q, d, max_pivots=options.max_pivots, deadline=deadline, on_pivot=_tell)
+            except NumericalFailure as failure:
+                raise SolveFailed(
+                    f"Lemke's pivots reached a basis singular in floating point ({failure}); try another "
+                    "covering vector (seed), or the nash route"
+                ) from None
+            except RayTermination as ray:
+                raise SolveFailed(
+                    f"Lemke's method ended in a ray ({ray}); try another covering vector (seed)"
+                ) from None
+            except PivotLimit as limit:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    raise OutOfTime(f"the time limit was reached after {limit.pivots:,} pivots") from None
+                raise SolveFailed(f"{limit}; allow more max_pivots") from None
+        seconds = {"pivots": time.perf_counter() - t0}
+        exact = None
+        x, y = lcp.plans(result.z)
+        if options.exact:
+            t1 = time.perf_counter()
+            with stage("checking the final basis in rational arithmetic"):
+                z = exact_check(sf, lcp, result.basis)
+            zx, zy = lcp.plans(np.array([float(v) for v in z]))
+            x, y, exact = zx, zy, True
+            seconds["exact_check"] = time.perf_counter() - t1
+        plans = [np.maximum(x, 0.0), np.maximum(y, 0.0)]
+        behaviors = [sf.players[p].treeplex.behavior(plans[p]) for p in range(2)]
+        return Outcome(
+            status=Status.OPTIMAL,
+            backend="lemke",
+            behaviors=behaviors,
+            sequence_form=sf,
+            sizes={"pairs": lcp.size, "nonzeros": int(lcp.M.nnz)},
+            details={"pivots": result.pivots, "covering": covering, "exact": exact},
+            seconds=seconds,
+        )
+
+    def answer(self, name: str, outcome: Outcome, options: LCPOptions) -> LCPSolution:
+        from ..core.steps import _answer_fields
+
+        return LCPSolution(
+            **_answer_fields(name, outcome),
+            pivots=outcome.details["pivots"],
+            covering=outcome.details["covering"],
+            exact=outcome.details["exact"],
+        )
+
+
+__all__ = ["EXACT_LIMIT", "LCPSolution", "LemkeLCP", "covering_vector", "exact_check"]

@@ -1,0 +1,142 @@
+"""The linear complementarity problem of a two-player game's sequence form (Koller, Megiddo
+and von Stengel, "Efficient computation of equilibria for extensive two-person games", 1996),
+whose solutions are the game's Nash equilibria, general-sum or not.
+
+With realization plans ``x`` (player 1) and ``y`` (player 2), constraints ``E x = e`` and
+``F y = f``, and chance-weighted payoff matrices ``A`` and ``B``, a pair is an equilibrium
+exactly when there are ``u`` and ``v`` (one value per information set and one for the root)
+with
+
+    E'u - A y >= 0  complementary to  x >= 0     (no sequence of player 1 beats its plan)
+    F'v - B'x >= 0  complementary to  y >= 0
+    E x = e,  F y = f.
+
+The free ``u`` and ``v`` are each written as the difference of two nonnegative parts, and
+each equality as two inequalities, giving a standard LCP ``w = q + M z >= 0``, ``z >= 0``,
+``z'w = 0`` with ``z = (x, y, u+, u-, v+, v-)`` and
+
+        [  0   -A   E'  -E'   0    0  ]          [  0 ]
+        [ -B'   0   0    0    F'  -F' ]          [  0 ]
+    M = [ -E    0   0    0    0    0  ]      q = [  e ]
+        [  E    0   0    0    0    0  ]          [ -e ]
+        [  0   -F   0    0    0    0  ]          [  f ]
+        [  0    F   0    0    0    0  ]          [ -f ]
+
+Each player's payoffs are first shifted down so that every leaf pays less than zero: a
+constant added to every leaf adds the same constant to every profile's expected payoff (the
+leaves' probabilities add up to one), so the equilibria are unchanged, and with negative
+payoffs Lemke's method cannot end in a secondary ray (the paper's theorem).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..models.errors import GameError
+from ..models.sequence import SequenceForm
+
+
+@dataclass(frozen=True)
+class SequenceFormLCP:
+    """The LCP ``(M, q)`` of a sequence form, with where each block of ``z`` starts, and
+    the shift taken off each player's payoffs (payoffs in the LCP are the game's minus it)."""
+
+    M: sp.csr_matrix
+    q: np.ndarray
+    #: the first index of x, y, u+, u-, v+, v- in z (and the end)
+    offsets: tuple[int, ...]
+    shifts: tuple[float, float]
+
+    @property
+    def size(self) -> int:
+        """The number of complementary pairs."""
+        return int(self.q.shape[0])
+
+    def plans(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The two realization plans in a solution ``z``."""
+        o = self.offsets
+        return z[o[0] : o[1]], z[o[1] : o[2]]
+
+    def exact_q(self) -> list[Fraction]:
+        """``q`` in rationals (its entries are 0 and +-1)."""
+        return [Fraction(int(v)) for v in self.q]
+
+    def exact_columns(self, sf: SequenceForm) -> list[dict[int, Fraction]]:
+        """The columns of ``M`` in rationals (row -> entry): the payoff blocks summed again
+        from the leaves with each chance probability and payoff read as the fraction it
+        stands for (:func:`rational`), the constraint blocks' +-1 as they are."""
+        m, n = self.offsets[1], self.offsets[2] - self.offsets[1]
+        payoffs = [[rational(v) for v in sf.terminal_payoffs[:, p]] for p in range(2)]
+        shifts = [rational(v) for v in self.shifts]
+        chance = [rational(v) for v in sf.terminal_chance]
+        blocks: list[dict[tuple[int, int], Fraction]] = [{}, {}]
+        for t, (s1, s2) in enumerate(sf.terminal_sequences.tolist()):
+            for p in range(2):
+                key = (s1, s2)
+                blocks[p][key] = blocks[p].get(key, Fraction(0)) + chance[t] * (payoffs[p][t] - shifts[p])
+        A, B = blocks
+        Mc = self.M.tocsc()
+        columns: list[dict[int, Fraction]] = []
+        for j in range(self.size):
+            lo, hi = Mc.indptr[j], Mc.indptr[j + 1]
+            col: dict[int, Fraction] = {}
+            for i, v in zip(Mc.indices[lo:hi].tolist(), Mc.data[lo:hi].tolist(), strict=True):
+                if i < m and m <= j < m + n:
+                    col[i] = -A[(i, j - m)]
+                elif m <= i < m + n and j < m:
+                    col[i] = -B[(j, i - m)]
+                else:
+                    col[i] = Fraction(v)
+            columns.append(col)
+        return columns
+
+
+def rational(value: float) -> Fraction:
+    """The fraction a float stands for: the simplest one within a relative 1e-15 (a chance
+    probability of 1/3 stored as 0.333...), else the float's own exact value."""
+    exact = Fraction(float(value))
+    simple = exact.limit_denominator(10**9)
+    return simple if abs(simple - exact) <= Fraction(1, 10**15) * max(Fraction(1), abs(exact)) else exact
+
+
+def sequence_form_lcp(sf: SequenceForm) -> SequenceFormLCP:
+    """The LCP of the two-player sequence form ``sf`` (module docstring), built sparse."""
+    if sf.num_players != 2:
+        raise GameError(f"the sequence-form LCP is for two-player games; this one has {sf.num_players} players")
+    E = sf.players[0].constraint_matrix
+    F = sf.players[1].constraint_matrix
+    m, n = E.shape[1], F.shape[1]
+    k1, k2 = E.shape[0], F.shape[0]
+    payoffs = sf.terminal_payoffs
+    shifts = (float(payoffs[:, 0].max()) + 1.0, float(payoffs[:, 1].max()) + 1.0)
+    s = sf.terminal_sequences
+    pairs = (s[:, 0], s[:, 1])
+    # negative at every leaf: a pair of sequences reaching leaves pays their chance-weighted sum
+    A = sp.coo_matrix((sf.terminal_chance * (payoffs[:, 0] - shifts[0]), pairs), shape=(m, n)).tocsr()
+    B = sp.coo_matrix((sf.terminal_chance * (payoffs[:, 1] - shifts[1]), pairs), shape=(m, n)).tocsr()
+    A.sum_duplicates()
+    B.sum_duplicates()
+    Z = None
+    M = sp.bmat(
+        [
+            [Z, -A, E.T, -E.T, Z, Z],
+            [-B.T, Z, Z, Z, F.T, -F.T],
+            [-E, Z, Z, Z, Z, Z],
+            [E, Z, Z, Z, Z, Z],
+            [Z, -F, Z, Z, Z, Z],
+            [Z, F, Z, Z, Z, Z],
+        ],
+        format="csr",
+    )
+    e = sf.players[0].constraint_rhs
+    f = sf.players[1].constraint_rhs
+    q = np.concatenate([np.zeros(m + n), e, -e, f, -f])
+    offsets = tuple(int(v) for v in np.cumsum([0, m, n, k1, k1, k2, k2]))
+    return SequenceFormLCP(M=M, q=q, offsets=offsets, shifts=shifts)
+
+
+__all__ = ["SequenceFormLCP", "rational", "sequence_form_lcp"]
