@@ -133,17 +133,14 @@ def shrink(
     in the same opponent class; with ``threshold`` > 0 the lossy variant on top of it) or
     ``"published"`` (Gilpin and Sandholm's Algorithm 1 per player on the own tree, which
     merges more and is not lossless: :func:`~equilibria.models.gameshrink.published_shrink`).
-    ``game`` is an OrderedGame or anything the game registry resolves to one. With
-    ``build_lp`` False (first-order solvers need no LP) the report's ``lp`` is None and its
-    sizes are the shrunk sequence form's; so it is when the shrunk sequence form has more
-    than ``lp_limit`` payoff entries (the LP route then solves it by a first-order method:
-    :data:`~equilibria.routes.lp.LP_ENTRY_LIMIT`). ``rule="none"`` merges nothing (the full game,
-    built from its signals rather than its tree); with it, ``compact`` builds the LP with
-    fold and showdown payoffs through sum and prefix-sum variables
-    (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`); ``compact="auto"``
-    (lossless rule) builds the compact LP when GameShrink merges nothing and the compact
-    LP has fewer nonzeros than the direct one (the report's ``rule`` is then ``"none"``),
-    the shrunk LP otherwise."""
+    ``game`` is an OrderedGame or anything the registry resolves to one. The report's
+    ``lp`` is None with ``build_lp`` False (first-order solvers need none) or beyond
+    ``lp_limit`` payoff entries (:data:`~equilibria.routes.lp.LP_ENTRY_LIMIT`).
+    ``rule="none"`` merges nothing (the full game, from its signals); with it ``compact``
+    builds the LP with fold and showdown payoffs through sums
+    (:func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`), and
+    ``compact="auto"`` (lossless rule) does so when GameShrink merges nothing and the
+    compact LP is the smaller (the report's ``rule`` is then ``"none"``)."""
     checks.number("threshold", threshold, optional=False)
     if rule not in RULES:
         raise checks.OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
