@@ -163,7 +163,7 @@ def compact_sequence_form_lp(fg: FilteredGame) -> LinearProgram:
         0,
         name="compact_sequence_form_lp_player1",
         aux=("per terminal and board: card sums (folds), prefix sums (showdowns)", "the sums, defined from r"),
-        meta={"compact": True},
+        compact=True,
     )
 
 

@@ -11,7 +11,7 @@ the matrix directly; Pyomo is only built when asked for.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,7 +38,14 @@ class Block:
 
 @dataclass
 class LinearProgram:
-    """Sparse standard form of an LP/MILP with named column and row blocks."""
+    """Sparse standard form of an LP/MILP with named column and row blocks.
+
+    Past the matrix, a program carries what its builder knows and its readers need, each
+    in a typed field whose default means "not this kind of program": ``objective_offset``
+    (a Pyomo objective's constant), ``player`` and ``opponent`` (a sequence-form LP) and
+    ``compact`` (the compact card-game LP). A MIP Nash program is the subclass
+    :class:`~equilibria.formulations.mip_nash.MipNashProgram`, which adds its ``layout``.
+    """
 
     name: str
     c: np.ndarray
@@ -52,7 +59,17 @@ class LinearProgram:
     row_blocks: list[Block]
     integrality: np.ndarray | None = None
     objective_doc: str = ""
-    meta: dict = field(default_factory=dict)
+    #: constant added to ``c x`` to give the objective's value (a Pyomo objective's
+    #: constant, from :func:`standard_form`); solvers add it to the objective they report
+    objective_offset: float = 0.0
+    #: a sequence-form LP's player (0 or 1): whose realization plan the columns ``r`` are
+    player: int | None = None
+    #: a sequence-form LP's opponent, whose realization plan the duals of the
+    #: ``best_response`` rows are; None where the builder names none
+    opponent: int | None = None
+    #: the LP is the compact sequence-form LP of a card game (its ``aux`` columns sum
+    #: cards), from :func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`
+    compact: bool = False
 
     @property
     def num_rows(self) -> int:
@@ -207,7 +224,7 @@ def standard_form(model: Any) -> tuple[LinearProgram, list[Any]]:
     the objective go through Pyomo's ``LinearStandardFormCompiler``, so a model made by
     ``to_pyomo()`` and then extended with ordinary Pyomo constraints reaches a solver
     without Pyomo expanding the large families. Fixed variables become columns whose
-    bounds equal their value; the objective's constant is ``lp.meta["objective_offset"]``.
+    bounds equal their value; the objective's constant is ``lp.objective_offset``.
     Nonlinear terms, or more than one active objective, raise ``ValueError`` naming the
     component.
     """
@@ -317,6 +334,6 @@ def standard_form(model: Any) -> tuple[LinearProgram, list[Any]]:
         row_blocks=row_blocks,
         integrality=integrality if integrality.any() else None,
         objective_doc=objective_doc,
-        meta={"objective_offset": offset},
+        objective_offset=offset,
     )
     return lp, columns

@@ -64,7 +64,7 @@ stays feasible, and any feasible profile is an ``epsilon``-equilibrium with
 
 (the maximum over player i's pure plans ``r``: a best response gains at most ``2 d``
 against the program's values, and the profile's own payoff loses at most ``2 d``). That
-bound is ``promised`` in the program's ``meta``; ``epsilon`` asks for the fewest
+bound is ``promised`` in the program's ``layout``; ``epsilon`` asks for the fewest
 breakpoints that keep it below ``epsilon``. The certificate then measures the profile's
 real NashConv by exact best responses, which is usually far smaller.
 
@@ -84,7 +84,8 @@ allows the sum of its payoff products' errors, so every equilibrium stays feasib
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,57 @@ DEFAULT_EPSILON = 0.05
 OBJECTIVES = ("any", "welfare", "maxmin", "envy", "min-support", "max-support")
 
 FORMULATIONS = (1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class MipNashLayout:
+    """Where a :func:`mip_nash` program keeps its columns and what it proves (the
+    :attr:`MipNashProgram.layout`), read by :func:`nash_model`, :func:`read_profile` and
+    the ``nash`` route."""
+
+    #: the formulation, 1-4 (module docstring's table)
+    formulation: int
+    #: the objective of formulation 1 (``any``, ``welfare``, ..., ``best:P``)
+    objective: str
+    #: first column of each column block, by the block's name (``x0``, ``v0``, ..., ``w``, ``u``)
+    offset: Mapping[str, int]
+    #: number of sequences of each player (the size of the blocks ``x{i}``, ``s{i}``, ``b{i}``)
+    sizes: list[int]
+    #: per player, per sequence, the bound ``M_i`` on the sequence's slack
+    M: list[np.ndarray]
+    #: the factor that turns the objective of formulations 2-4 into a bound on the sum of
+    #: the regrets (0 for formulation 1, 1 for formulation 2, the largest ``M`` for 3 and 4)
+    bound_factor: float
+    #: per product column ``w[j]``, its factors' column indices
+    products: list[np.ndarray]
+    #: per column ``u[j]`` (the products only the products' own equations mention), its
+    #: factors' column indices
+    equation_products: list[np.ndarray]
+    #: per product column, True when a factor is forbidden: the product is fixed at 0
+    vanishing: np.ndarray
+    #: breakpoints per square of the approximate products; None without products or
+    #: with exact ones
+    breakpoints: int | None
+    #: the products are exact (bilinear, for a global solver); False without products
+    exact: bool
+    #: the bound on NashConv that the products' approximation costs (0 without products
+    #: or with exact ones)
+    promised: float
+    #: for a ``measured`` program, per player, the sparse ``|chance * u|`` of each
+    #: sequence's payoff products (sequences x products); None otherwise
+    allowance_weights: list[sp.csr_matrix] | None
+
+
+@dataclass
+class MipNashProgram(LinearProgram):
+    """A program made by :func:`mip_nash`: a :class:`LinearProgram` and its ``layout``.
+
+    A subclass rather than an optional field of every LinearProgram, so that the
+    functions that read the layout take only these programs and mypy checks the callers.
+    """
+
+    #: the columns' offsets, the products and the bounds the program proves
+    layout: MipNashLayout = field(kw_only=True)
 
 
 def check_objective(objective: str, formulation: int, players: int = 2) -> None:
@@ -315,7 +367,7 @@ def mip_nash(
     box: list[tuple[np.ndarray, np.ndarray]] | None = None,
     played: list[np.ndarray] | None = None,
     excluded: Sequence[list[np.ndarray]] = (),
-) -> LinearProgram:
+) -> MipNashProgram:
     """The MIP of ``formulation`` (1-4) for the game ``sf`` (any number of players) in
     sparse form.
 
@@ -340,11 +392,11 @@ def mip_nash(
     played and must have no regret); each entry of ``excluded`` (per player, the binaries'
     0/1 values) is cut off by a no-good row.
 
-    ``meta`` holds the column offsets, ``M`` per player, the factor that turns the
-    objective of formulations 2-4 into a bound on the sum of the regrets
-    (``bound_factor``), the products (``products``: per product, its factors' column
-    indices), ``breakpoints`` and ``promised``, the bound on NashConv that the products'
-    approximation costs (0 without products or with exact ones).
+    ``layout`` (a :class:`MipNashLayout`) holds the column offsets, ``M`` per player, the
+    factor that turns the objective of formulations 2-4 into a bound on the sum of the
+    regrets (``bound_factor``), the products (``products``: per product, its factors'
+    column indices), ``breakpoints`` and ``promised``, the bound on NashConv that the
+    products' approximation costs (0 without products or with exact ones).
     """
     n_players = sf.num_players
     check_objective(objective, formulation, n_players)
@@ -636,7 +688,7 @@ def mip_nash(
     bound_factor = {1: 0.0, 2: 1.0, 3: largest, 4: largest}[formulation]
     x_offsets = np.array([offset[f"x{q}"] for q in range(n_players)], dtype=np.int64)
     factor_columns = [x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in product_keys]
-    return LinearProgram(
+    return MipNashProgram(
         name=f"mip_nash_F{formulation}",
         c=c,
         A=sp.vstack(pieces, format="csc"),
@@ -649,23 +701,23 @@ def mip_nash(
         row_blocks=row_blocks,
         integrality=integer,
         objective_doc=f"formulation {formulation}, objective {objective}",
-        meta={
-            "formulation": formulation,
-            "objective": objective,
-            "offset": offset,
-            "sizes": n,
-            "M": big,
-            "bound_factor": bound_factor,
-            "products": factor_columns,
-            "equation_products": [x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in closure_keys],
-            "vanishing": vanishing,
-            "breakpoints": breakpoints,
-            "exact": bool(exact and num_products),
-            "promised": promised,
-            "allowance_weights": (
+        layout=MipNashLayout(
+            formulation=formulation,
+            objective=objective,
+            offset=offset,
+            sizes=n,
+            M=big,
+            bound_factor=bound_factor,
+            products=factor_columns,
+            equation_products=[x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in closure_keys],
+            vanishing=vanishing,
+            breakpoints=breakpoints,
+            exact=bool(exact and num_products),
+            promised=promised,
+            allowance_weights=(
                 [abs(G[:, offset["w"] : offset["w"] + num_products]).tocsr() for G, _ in against] if measured else None
             ),
-        },
+        ),
     )
 
 
@@ -688,15 +740,16 @@ def _fewest_breakpoints(promise_at: Callable[[int], float], target: float) -> in
     return low
 
 
-def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mccormick: bool = False) -> Any:
+def nash_model(lp: MipNashProgram, *, representation: str = DEFAULT_PRODUCTS, mccormick: bool = False) -> Any:
     """The Pyomo model of a :func:`mip_nash` program with products: the program's rows as
     matrix rows and, per product column ``w[j]`` not fixed at 0, ``w[j] == chain`` of its factors built
     by :func:`equilibria.formulations.products.add_product_chain` with the program's
     breakpoints (``representation`` ``exact``: bilinear, for a global solver)."""
     import pyomo.environ as pyo
 
+    layout = lp.layout
     model = lp.to_pyomo()
-    products = lp.meta["products"]
+    products = layout.products
     if not products:
         return model
     columns = np.empty(lp.num_cols, dtype=object)
@@ -705,8 +758,8 @@ def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mcc
         columns[b.start : b.stop] = [var[i] for i in range(b.size)]
     model.products = pyo.Block()
     links = []
-    w_start = lp.meta["offset"]["w"]
-    vanishing = lp.meta["vanishing"]
+    w_start = layout.offset["w"]
+    vanishing = layout.vanishing
     for j, cols in enumerate(products):
         if vanishing[j]:
             continue  # fixed at 0 by its column bounds
@@ -714,13 +767,13 @@ def nash_model(lp: LinearProgram, *, representation: str = DEFAULT_PRODUCTS, mcc
             model.products,
             list(columns[cols]),
             name=f"product{j}",
-            breakpoints=lp.meta["breakpoints"] or 2,
+            breakpoints=layout.breakpoints or 2,
             representation=representation,
             mccormick=mccormick,
         )
         links.append((columns[w_start + j], chain))
     model.product_link = pyo.Constraint(range(len(links)), rule=lambda m, j: links[j][0] == links[j][1])
-    weights = lp.meta.get("allowance_weights")
+    weights = layout.allowance_weights
     if weights is not None and representation != "exact":
         # a{p}[s] <= sum over its payoff products of |chance * u| times the product's error
         # where the solver lands (zero on grid points)
@@ -752,10 +805,10 @@ def e_vector(rows: int) -> np.ndarray:
     return e
 
 
-def read_profile(lp: LinearProgram, x: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
+def read_profile(lp: MipNashProgram, x: np.ndarray) -> tuple[list[np.ndarray], list[float]]:
     """The realization plans and the payoffs (``v_i[0]``) in a solution ``x`` of
     :func:`mip_nash`; plans clipped to [0, 1]."""
-    off, n = lp.meta["offset"], lp.meta["sizes"]
+    off, n = lp.layout.offset, lp.layout.sizes
     players = range(len(n))
     plans = [np.clip(x[off[f"x{p}"] : off[f"x{p}"] + n[p]], 0.0, 1.0) for p in players]
     return plans, [float(x[off[f"v{p}"]]) for p in players]
@@ -766,6 +819,8 @@ __all__ = [
     "DEFAULT_PRODUCTS",
     "FORMULATIONS",
     "OBJECTIVES",
+    "MipNashLayout",
+    "MipNashProgram",
     "check_objective",
     "mip_nash",
     "nash_model",

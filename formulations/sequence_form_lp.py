@@ -76,13 +76,14 @@ def saddle_point_lp(
     *,
     name: str,
     aux: tuple[str, str] | None = None,
-    meta: dict | None = None,
+    compact: bool = False,
 ) -> LinearProgram:
     """Player ``player``'s sequence-form LP around the matrix ``mat``: columns ``r`` (the
     realization plan, in [0, 1]) and ``v`` (the opponent's information-set values, free),
     rows ``realization`` (``= rhs``) and ``best_response`` (``>= 0``); maximise ``v_0``.
     Columns and rows of ``mat`` beyond those are the block ``aux`` (non-negative) and its
-    defining equations (``= 0``); ``aux`` names the pair of blocks' descriptions."""
+    defining equations (``= 0``); ``aux`` names the pair of blocks' descriptions and
+    ``compact`` marks the LP as the compact one of a card game."""
     o = 1 - player
     m_real = rhs.shape[0]
     n_aux = mat.shape[1] - n_r - n_v
@@ -112,7 +113,9 @@ def saddle_point_lp(
         col_blocks=col_blocks,
         row_blocks=row_blocks,
         objective_doc="v(root): the value guaranteed to the player",
-        meta={"player": player, "opponent": o} | (meta or {}),
+        player=player,
+        opponent=o,
+        compact=compact,
     )
 
 
@@ -225,7 +228,9 @@ def equilibrium_behaviors(
     """
     from ..models.strategy import behavior_from_realization
 
-    p, o = lp.meta["player"], lp.meta["opponent"]
+    p, o = lp.player, lp.opponent
+    if p is None or o is None:
+        raise ValueError(f"the LP {lp.name!r} names no player and opponent: not a sequence-form LP")
     plans: list[np.ndarray | None] = [None, None]
     plans[p] = realization_plan(lp, x)
     if opponent_lp is not None and opponent_x is not None:
@@ -302,5 +307,5 @@ def best_abstract_equilibrium_lp(
             ),
         ],
         objective_doc="what the lifted strategy guarantees in the original game",
-        meta={"player": player},
+        player=player,
     )

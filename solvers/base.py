@@ -268,7 +268,7 @@ class Backend:
         sol = self.solve_lp(lp, method=method, time_limit=time_limit, verbose=verbose, options=options)
         sol.seconds["compile"] = compile_seconds
         if sol.objective is not None:
-            sol.objective += lp.meta["objective_offset"]
+            sol.objective += lp.objective_offset
         if sol.x is not None:
             for var, value in zip(columns, sol.x.tolist()):
                 if not var.fixed:

@@ -15,7 +15,7 @@ PUBLISHED = {"kuhn": -1 / 18, "leduc": -0.085606424078}
 @pytest.mark.parametrize("game", sorted(PUBLISHED))
 def test_published_values(game):
     report = shrink(game, rule="none", compact=True)
-    assert report.lp.meta["compact"]
+    assert report.lp.compact
     run = solve_sequence_form(report.filtered.sequence_form, lp=report.lp)
     assert run.value == pytest.approx(PUBLISHED[game], abs=1e-9)
     assert run.certificate.exploitability <= 1e-9

@@ -474,6 +474,7 @@ def test_products_equations_hold_for_every_profile(seed):
     lp = mip_nash(sf, 1, "any", exact=True)
     plain = mip_nash(sf, 1, "any", exact=True, linearize=False)
     assert lp.num_rows > plain.num_rows
+    layout = lp.layout
     rng = np.random.default_rng(seed)
     column = np.zeros(lp.num_cols)
     for p, ps in enumerate(sf.players):
@@ -481,10 +482,10 @@ def test_products_equations_hold_for_every_profile(seed):
         for i in range(ps.num_infosets):
             first, count = int(ps.infoset_first_sequence[i]), int(ps.infoset_num_actions[i])
             behavior[first : first + count] = rng.dirichlet(np.ones(count))
-        start = lp.meta["offset"][f"x{p}"]
+        start = layout.offset[f"x{p}"]
         column[start : start + ps.num_sequences] = realization_from_behavior(ps, behavior)
-    for block, factors in (("w", lp.meta["products"]), ("u", lp.meta["equation_products"])):
-        start = lp.meta["offset"][block]
+    for block, factors in (("w", layout.products), ("u", layout.equation_products)):
+        start = layout.offset[block]
         column[start : start + len(factors)] = [np.prod(column[f]) for f in factors]
     equations = next(b for b in lp.row_blocks if b.name == "product_equations")
     residual = lp.A.tocsr()[equations.start : equations.stop] @ column

@@ -78,7 +78,7 @@ class ShrinkReport:
         elif self.rule == "published":
             kind = "published rule: not lossless"
         elif self.rule == "none":
-            compact_lp = self.lp is not None and self.lp.meta.get("compact")
+            compact_lp = self.lp is not None and self.lp.compact
             kind = "no merging, compact LP" if compact_lp else "no merging"
         else:
             kind = "lossless"

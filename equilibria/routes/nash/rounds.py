@@ -46,8 +46,7 @@ from ...core.anytime import (
     first_box,
     seed_profile,
 )
-from ...formulations.linear_program import LinearProgram
-from ...formulations.mip_nash import mip_nash, nash_model, read_profile
+from ...formulations.mip_nash import MipNashProgram, mip_nash, nash_model, read_profile
 from ...formulations.products import model_size
 from ...models.best_response import certify, plan_maximum
 from ...models.errors import SolveFailed
@@ -72,7 +71,7 @@ class NashRounds:
     """The best round: its program, the Pyomo model solved, the column values, the
     certified realization plans and NashConv, the bound proven there, and every round."""
 
-    lp: LinearProgram
+    lp: MipNashProgram
     model: Any
     solution: Any
     values: np.ndarray
@@ -92,16 +91,19 @@ class NashRounds:
     reason: str = ""
 
 
-def posterior_bound(lp: LinearProgram, sf: SequenceForm, x: np.ndarray) -> float:
+def posterior_bound(lp: MipNashProgram, sf: SequenceForm, x: np.ndarray) -> float:
     """A proven NashConv bound at the solution ``x`` of a ``measured`` program: per player,
     twice the most any plan collects of each sequence's allowance plus the true error of
     its payoff products (both evaluated at ``x``; the module docstring of
     :mod:`equilibria.formulations.mip_nash` gives the argument with a-priori errors)."""
-    off, sizes = lp.meta["offset"], lp.meta["sizes"]
-    weights = lp.meta["allowance_weights"]
-    num_products = len(lp.meta["products"])
+    layout = lp.layout
+    off, sizes = layout.offset, layout.sizes
+    weights = layout.allowance_weights
+    if weights is None:
+        raise ValueError(f"the program {lp.name!r} is not a measured one: it has no allowance weights")
+    num_products = len(layout.products)
     w = x[off["w"] : off["w"] + num_products]
-    true = np.array([np.prod(x[cols]) for cols in lp.meta["products"]]) if num_products else np.zeros(0)
+    true = np.array([np.prod(x[cols]) for cols in layout.products]) if num_products else np.zeros(0)
     error = np.abs(w - true)
     total = 0.0
     for p, n in enumerate(sizes):
@@ -291,7 +293,7 @@ def _run_rounds(program: _Program, zoom: _Zoom, run: Anytime[NashRounds], histor
             zoom.answered(answer.plans, answer.nash_conv)
 
 
-def _solve_round(program: _Program, index: int, zoom: _Zoom) -> tuple[LinearProgram, Any, Any, Round]:
+def _solve_round(program: _Program, index: int, zoom: _Zoom) -> tuple[MipNashProgram, Any, Any, Round]:
     """Round ``index``'s program in the box ``zoom`` places next, its Pyomo model, the
     backend's solution, and the round's row (its certified NashConv still to come)."""
     bounds = zoom.next_box()
@@ -321,13 +323,13 @@ def _solve_round(program: _Program, index: int, zoom: _Zoom) -> tuple[LinearProg
         box=zoom.half_width,
         status=str(sol.status),
         seconds=time.perf_counter() - t1,
-        promised=float(lp.meta["promised"]),
+        promised=float(lp.layout.promised),
         binaries=model_size(model)["binaries"],
     )
     return lp, model, sol, record
 
 
-def _certified_round(sf: SequenceForm, lp: LinearProgram, model: Any, sol: Any, record: Round) -> NashRounds:
+def _certified_round(sf: SequenceForm, lp: MipNashProgram, model: Any, sol: Any, record: Round) -> NashRounds:
     """The solved round as a NashRounds: its profile certified by exact best responses and
     the NashConv bound its program proves there (both written onto ``record`` too)."""
     x = lp.pyomo_values(model)

@@ -31,6 +31,7 @@ from ...formulations.linear_program import LinearProgram
 from ...formulations.mip_nash import (
     DEFAULT_EPSILON,
     DEFAULT_PRODUCTS,
+    MipNashProgram,
     check_objective,
     mip_nash,
     nash_model,
@@ -309,7 +310,7 @@ class _Solved:
     solution (None: it gave none), ``rounds`` the rounds' outcome when the program ran in
     rounds, and ``whole_program`` then builds the game's program over every profile."""
 
-    lp: LinearProgram
+    lp: MipNashProgram
     model: Any
     solution: Solution
     values: np.ndarray | None
@@ -368,9 +369,9 @@ def _uses_rounds(options: NashOptions, players: int, representation: str) -> boo
     return use_rounds
 
 
-def _num_products(lp: LinearProgram) -> int:
+def _num_products(lp: MipNashProgram) -> int:
     """How many products of the others' weights the program writes (those not vanishing)."""
-    return int(np.count_nonzero(~lp.meta["vanishing"]))
+    return int(np.count_nonzero(~lp.layout.vanishing))
 
 
 def _solve_in_rounds(
@@ -461,7 +462,7 @@ def _profile_values(solved: _Solved, sf: SequenceForm, backend: str, time_limit:
             f"MIP Nash: backend {backend} found the program {sol.status}, which no game's program is "
             f"(every finite game has an equilibrium): no answer ({sol.message})"
         )
-    if x is None or not np.all(np.isfinite(x[: solved.lp.meta["offset"]["w"]])):
+    if x is None or not np.all(np.isfinite(x[: solved.lp.layout.offset["w"]])):
         if sol.status == Status.TIME_LIMIT:
             limit = "its time limit" if time_limit is None else f"the time limit of {time_limit:g} s"
             raise OutOfTime(f"MIP Nash: backend {backend} found no profile within {limit}")
@@ -505,10 +506,11 @@ def _nash_solution(
     behaviors, cert = certified.behaviors, certified.certificate
     regrets = [float(v) for v in np.maximum(cert.best_response_values - cert.payoffs, 0.0)]
     objective_value = None if sol.objective is None else float(sol.objective)
-    promised = float(lp.meta["promised"])
+    layout = lp.layout
+    promised = float(layout.promised)
     proven = None
     if options.formulation != 1 and objective_value is not None:
-        proven = lp.meta["bound_factor"] * max(objective_value, 0.0) + promised
+        proven = layout.bound_factor * max(objective_value, 0.0) + promised
     # rounds that stopped above epsilon report why (time or rounds), not their best solve's status
     status = sol.status if outcome is None or outcome.status == Status.OPTIMAL else outcome.status
     num_products = _num_products(lp)
@@ -537,7 +539,7 @@ def _nash_solution(
         proven_bound=proven,
         products="none" if not num_products else solved.representation,
         num_products=num_products,
-        breakpoints=lp.meta["breakpoints"],
+        breakpoints=layout.breakpoints,
         promised_nash_conv=promised,
         curve=None if outcome is None else rounds_table(outcome.rounds),
         bound_at_answer=None if outcome is None or outcome.from_seed else outcome.bound,
