@@ -194,7 +194,7 @@ DEFAULT_NASH_SECONDS = 60.0
 def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | None = None) -> Any:
     """The certified answer ``show`` and ``play`` use, by the route the planner chooses
     (:func:`equilibria.core.plan.choose`, as ``equilibria solve``), with strategies on the
-    game's own tree; MIP Nash (general-sum and n-player games) for
+    game's own tree; Lemke's method and MIP Nash (general-sum and n-player games) for
     :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
     from ..core.deadline import OutOfTime
     from ..core.plan import choose, finished
@@ -204,7 +204,7 @@ def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | N
     description = describe(spec)
     options = {"lift": True, "time_limit": time_limit} | ({"backend": backend} if backend else {})
     route, options, reasons = choose(description, options)
-    if route != "nash":
+    if route not in ("nash", "lcp"):
         answer = solve(description, route, **options)
         answer.plan = finished(reasons, answer) + list(answer.plan)
         return answer
@@ -215,8 +215,8 @@ def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | N
         if time_limit is not None:
             raise
         raise OutOfTime(
-            f"no equilibrium found in {limit:g} s (MIP Nash, as {reasons[0].split(': ', 1)[-1]}); give "
-            "--time-limit SECONDS to search longer, or try --backend scip"
+            f"no equilibrium found in {limit:g} s ({reasons[0].split(';')[0]}); give --time-limit SECONDS to "
+            "search longer" + (", or try --backend scip" if route == "nash" else ", or --backend highs for MIP Nash")
         ) from None
     answer.plan = reasons + list(answer.plan)
     return answer

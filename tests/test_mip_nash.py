@@ -618,6 +618,10 @@ def test_a_program_the_backend_finds_infeasible_is_no_answer(tmp_path):
     assert name == "0848-random4-replace_number[42]+small_integer"
     path = tmp_path / "case.efg"
     path.write_bytes(data)
-    res = run_cli("solve", path)
+    res = run_cli("nash", path)
     assert res.returncode == 2 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert "rescale" in res.stderr
+    # solve plans Lemke's method for this two-player general-sum game: it ends without an
+    # answer, in one line, and never reads a profile the certificate did not accept
+    res = run_cli("solve", path)
+    assert res.returncode == 1 and res.stdout == "" and len(res.stderr.strip().splitlines()) == 1, res.stderr

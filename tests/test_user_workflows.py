@@ -463,11 +463,12 @@ def test_sweep_option_values_out_of_range_or_of_the_wrong_kind_are_bad_input(tmp
 
 
 # ---------------------------------------------------------------- commands that ran unbounded
-def test_show_bounds_mip_nash_when_no_time_limit_is_given():
+def test_show_bounds_a_general_sum_search_when_no_time_limit_is_given():
     """show on a general-sum game used to run MIP Nash without a limit (sheriff: 46,821
-    rows, no incumbent after minutes); without --time-limit it now stops after its default
-    (3 s here instead of 60) with one line that says how to search longer, and exit 1:
-    the run ended without the answer asked for."""
+    rows, no incumbent after minutes); without --time-limit it now stops the planned route
+    (Lemke's pivots, for two players) after its default (3 s here instead of 60) with one
+    line that says how to search longer, and exit 1: the run ended without the answer
+    asked for."""
     code = (
         "import sys\n"
         "import equilibria.scripts.play as play\n"
