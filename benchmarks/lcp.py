@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import equilibria  # noqa: E402
+from benchmarks.mip_nash import timed  # noqa: E402
 from equilibria.core.deadline import OutOfTime  # noqa: E402
 from equilibria.interop.gambit import to_pygambit  # noqa: E402
 from tests.random_games import random_game  # noqa: E402
@@ -38,16 +39,6 @@ def load(spec: str) -> equilibria.ExtensiveGame:
         _, depth, seed = spec.split(":")
         return random_game(int(seed), max_depth=int(depth), general_sum=True)
     return equilibria.load(spec)
-
-
-def timed(call, repeat: int) -> tuple[list[float], object]:
-    """Seconds of ``repeat`` calls and the last result."""
-    seconds, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = call()
-        seconds.append(time.perf_counter() - t0)
-    return seconds, result
 
 
 def main() -> None:
