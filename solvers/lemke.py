@@ -243,7 +243,7 @@ def lemke(
             raise RayTermination(f"secondary ray after {pivots} pivots")
         ratios = np.maximum(beta[candidates], 0.0) / alpha[candidates]
         # z0 leaves whenever it may: the solution is then reached
-        z0_row = basis.basic.index(artificial)
+        z0_row = basis.row_of[artificial]
         least = ratios.min()
         at_z0 = ratios[candidates == z0_row]
         if at_z0.shape[0] and at_z0[0] <= least + TIE_TOLERANCE * max(1.0, abs(least)):
