@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -203,30 +204,46 @@ def _number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 2**53 else repr(float(x))
 
 
-def nfg_text(game: NormalFormGame) -> str:
-    """The game in Gambit's outcome layout (one outcome per cell)."""
+#: Cells formatted per piece of text: a large table is written piece by piece, never held
+#: as one string.
+CELLS_PER_PIECE = 1 << 16
+
+
+def nfg_pieces(game: NormalFormGame) -> Iterator[str]:
+    """The game in Gambit's outcome layout (one outcome per cell), as consecutive pieces of
+    text, each formatting at most :data:`CELLS_PER_PIECE` cells."""
     n = game.num_players
-    lines = [f"NFG 1 R {_quote(game.title)} {{ {' '.join(_quote(p) for p in game.player_names)} }}"]
-    lines.append(
+    header = [f"NFG 1 R {_quote(game.title)} {{ {' '.join(_quote(p) for p in game.player_names)} }}"]
+    header.append(
         "{ " + " ".join("{ " + " ".join(_quote(s) for s in names) + " }" for names in game.strategy_names) + " }"
     )
-    lines.append('""')
-    lines.append("")
-    flat = np.stack([game.payoffs[p].reshape(-1, order="F") for p in range(n)], axis=1)
-    lines.append("{")
-    for c, row in enumerate(flat):
-        lines.append(f"{{ {_quote(str(c + 1))} {', '.join(_number(x) for x in row)} }}")
-    lines.append("}")
-    lines.append(" ".join(str(c + 1) for c in range(flat.shape[0])))
-    return "\n".join(lines) + "\n"
+    header += ['""', "", "{"]
+    yield "\n".join(header) + "\n"
+    cells = math.prod(game.num_strategies)
+    # cells with player 1's strategy fastest: Fortran order, one player's column at a time
+    columns = [game.payoffs[p].reshape(-1, order="F") for p in range(n)]
+    for lo in range(0, cells, CELLS_PER_PIECE):
+        hi = min(lo + CELLS_PER_PIECE, cells)
+        rows = zip(range(lo + 1, hi + 1), *(column[lo:hi] for column in columns))
+        yield "".join(f'{{ "{c}" {", ".join(_number(x) for x in row)} }}\n' for c, *row in rows)
+    yield "}\n"
+    for lo in range(0, cells, CELLS_PER_PIECE):
+        end = "\n" if lo + CELLS_PER_PIECE >= cells else " "
+        yield " ".join(map(str, range(lo + 1, min(lo + CELLS_PER_PIECE, cells) + 1))) + end
+
+
+def nfg_text(game: NormalFormGame) -> str:
+    """The game in Gambit's outcome layout (one outcome per cell)."""
+    return "".join(nfg_pieces(game))
 
 
 def write_nfg(game: NormalFormGame, path: str | Path) -> None:
-    """Write ``game`` to ``path`` as a ``.nfg`` file (whole or not at all)."""
+    """Write ``game`` to ``path`` as a ``.nfg`` file (whole or not at all), piece by piece."""
     from .output import atomic_output
 
-    with atomic_output(str(path)) as tmp:
-        Path(tmp).write_text(nfg_text(game), encoding="utf-8")
+    with atomic_output(str(path)) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for piece in nfg_pieces(game):
+            handle.write(piece)
 
 
-__all__ = ["NfgError", "parse_nfg", "read_nfg", "nfg_text", "write_nfg"]
+__all__ = ["NfgError", "parse_nfg", "read_nfg", "nfg_pieces", "nfg_text", "write_nfg"]

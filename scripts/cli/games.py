@@ -154,7 +154,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 #: What a file's ending says it holds, for ``export``.
-EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg"}
+EXPORT_FORMATS = {".mps": "mps", ".lp": "lp", ".efg": "efg", ".nfg": "nfg"}
 
 
 def export_format(output: str, asked: str | None) -> str:
@@ -166,7 +166,7 @@ def export_format(output: str, asked: str | None) -> str:
     named = EXPORT_FORMATS.get(ending)
     if asked is None and named is None and ending:
         # a reader goes by the ending: an MPS file named .pdf is a file no one can open
-        raise usage_error(f"-o {output}: name it .mps, .lp or .efg (each may end in .gz), or give --format")
+        raise usage_error(f"-o {output}: name it .mps, .lp, .efg or .nfg (each may end in .gz), or give --format")
     if asked is not None and named is not None and asked != named:
         raise usage_error(
             f"--format {asked} does not match the file name {output} (it says {named}); change one of them"
@@ -190,12 +190,28 @@ def cmd_export(args: argparse.Namespace) -> int:
         write_efg(game, args.output)
         print(f"wrote {args.output}: the game in Gambit's .efg format, {game.num_nodes} nodes", file=report)
         return 0
+    if fmt == "nfg":
+        return export_reduced_normal_form(game, args.game, args.output, report)
     lp = sequence_form_lp(SequenceForm(game), args.player - 1)
     write_problem(lp, args.output, fmt)
     print(
         f"wrote {args.output}: player {args.player}'s LP, {lp.num_rows} rows, {lp.num_cols} columns, {lp.nnz} nonzeros",
         file=report,
     )
+    return 0
+
+
+def export_reduced_normal_form(game: Any, name: str, output: str, report: Any) -> int:
+    """``export --format nfg``: the game's reduced normal form as Gambit's ``.nfg``, refused
+    with its size (exit 2) when it would not fit in the memory this process may use."""
+    from ...instances.registry import available_memory
+    from ...models.nfg_io import write_nfg
+    from ...models.reduced_normal_form import reduced_normal_form
+
+    reduced = reduced_normal_form(game, memory=available_memory(), name=name)
+    write_nfg(reduced.game, output)
+    shape = " x ".join(f"{m:,}" for m in reduced.game.num_strategies)
+    print(f"wrote {output}: the reduced normal form in Gambit's .nfg format, {shape} plans", file=report)
     return 0
 
 
@@ -258,14 +274,19 @@ def add_games(sub: Any) -> None:
 
 def add_export(sub: Any) -> None:
     """The ``export`` command's arguments."""
-    p = sub.add_parser("export", help="write a player's sequence-form LP as MPS or LP, or the game as .efg")
+    p = sub.add_parser(
+        "export",
+        help="write a player's sequence-form LP as MPS or LP, the game as .efg, or its reduced normal form as .nfg",
+    )
     p.add_argument("game", help=GAME_HELP)
     p.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose LP (default 1)")
     p.add_argument(
         "--format",
-        choices=("mps", "lp", "efg"),
+        choices=("mps", "lp", "efg", "nfg"),
         default=None,
-        help="mps or lp: the LP; efg: the game itself (default: what the file's ending names, else mps)",
+        help="mps or lp: the LP; efg: the game itself; nfg: its reduced normal form (one strategy per plan, "
+        "named by the action at each of the player's information sets, * where the plan excludes it); "
+        "default: what the file's ending names, else mps",
     )
     p.add_argument("-o", "--output", type=text_type, required=True)
     p.set_defaults(func=cmd_export)
