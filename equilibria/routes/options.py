@@ -25,6 +25,12 @@ from ..models.vocabulary import (
 #: Cells of the grid a continuous threshold answer is cross-checked on.
 DEFAULT_CELLS = 4000
 
+#: Covering vectors Lemke's enumeration starts from when ``starts`` is not given.
+DEFAULT_STARTS = 20
+
+#: How ``nash --all`` lists equilibria (:mod:`equilibria.routes.nash.enumeration`).
+Enumeration = Literal["auto", "vertices", "supports", "lemke"]
+
 
 @dataclass(kw_only=True)
 class LPOptions(RouteOptions):
@@ -183,11 +189,12 @@ class NashOptions(RouteOptions):
         default=None,
         metadata={"help": "how products of the other players' weights are written (default log; exact: bilinear)"},
     )
-    prune: bool = field(
-        default=True,
+    prune: bool | None = field(
+        default=None,
         metadata={
-            "help": "keep actions dominated at every node of their information set (removed by default: no "
-            "equilibrium needs them)",
+            "help": "keep actions dominated at every node of their information set (by default removed for one "
+            "equilibrium, which never needs them, and kept with all or count, whose lists hold the equilibria "
+            "that play them where play does not reach)",
             "flag": "--keep-dominated",
             "negates": True,
         },
@@ -204,9 +211,73 @@ class NashOptions(RouteOptions):
         },
     )
     verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+    all: bool = field(
+        default=False,
+        metadata={
+            "help": "every equilibrium, listed with its certificate (the method: see enumeration; objective "
+            "orders the list)"
+        },
+    )
+    count: int | None = field(
+        default=None,
+        metadata={"help": "list at most this many equilibria (enumerates as all does)", "range": 1},
+    )
+    enumeration: Enumeration = field(
+        default="auto",
+        metadata={
+            "help": "how all and count list equilibria: vertices (two-player normal form: every extreme "
+            "equilibrium), supports (MIP Nash with a no-good cut per support found: one equilibrium per "
+            "support), lemke (two players: Lemke's method from several covering vectors, a fast partial list), "
+            "auto (vertices where they apply, else supports)"
+        },
+    )
+    starts: int | None = field(
+        default=None,
+        metadata={
+            "help": f"enumeration lemke: the covering vectors to start from (default {DEFAULT_STARTS}: the "
+            "default one, then random ones drawn with seeds 0, 1, ...)",
+            "range": 1,
+        },
+    )
+
+    @property
+    def enumerates(self) -> bool:
+        """True when the run lists equilibria (``all`` or ``count``) instead of finding one."""
+        return self.all or self.count is not None
+
+    @property
+    def prunes(self) -> bool:
+        """Whether dominated actions are removed: ``prune`` where given, else only when one
+        equilibrium is sought (the lists of ``all`` keep the equilibria that play them)."""
+        return (not self.enumerates) if self.prune is None else self.prune
 
     def validate(self) -> None:
         check_products(self.epsilon, self.breakpoints, self.products)
+        if not self.enumerates:
+            given = [name for name in ("enumeration", "starts") if getattr(self, name) not in ("auto", None)]
+            if given:
+                raise OptionError(f"{given[0]} says how all or count list equilibria: add all (--all) or count")
+            return
+        if self.starts is not None and self.enumeration != "lemke":
+            raise OptionError("starts counts the covering vectors of enumeration lemke; add --enumeration lemke")
+        if self.formulation != 1:
+            raise OptionError(
+                f"all and count list the equilibria of formulation 1's program; formulation {self.formulation} "
+                "minimises a penalty and never runs out of answers (drop formulation)"
+            )
+        if self.rounds is not None:
+            raise OptionError(
+                "rounds refine one equilibrium; all and count solve one program per support (drop rounds)"
+            )
+        if self.enumeration in ("vertices", "lemke"):
+            program = [
+                name for name in ("epsilon", "breakpoints", "products", "method") if getattr(self, name) is not None
+            ]
+            if program:
+                raise OptionError(
+                    f"{program[0]} sets MIP Nash's program; enumeration {self.enumeration} solves none "
+                    "(drop it, or use enumeration supports)"
+                )
 
 
 @dataclass(kw_only=True)
@@ -319,6 +390,8 @@ def shrink_only() -> tuple[str, ...]:
 
 __all__ = [
     "DEFAULT_CELLS",
+    "DEFAULT_STARTS",
+    "Enumeration",
     "LPOptions",
     "NashOptions",
     "ShrinkOptions",

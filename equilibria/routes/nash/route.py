@@ -27,7 +27,6 @@ from ...core.answer import Answer
 from ...core.anytime import rounds_lines, rounds_table
 from ...core.deadline import OutOfTime
 from ...core.skeleton import Steps
-from ...formulations.linear_program import LinearProgram
 from ...formulations.mip_nash import (
     DEFAULT_EPSILON,
     DEFAULT_PRODUCTS,
@@ -37,7 +36,6 @@ from ...formulations.mip_nash import (
     nash_model,
     read_profile,
 )
-from ...formulations.products import model_size
 from ...models import kuhn3_family
 from ...models.best_response import Exploitability, certify
 from ...models.checks import OptionError
@@ -51,8 +49,11 @@ from ...models.progress import stage
 from ...models.sequence import SequenceForm
 from ...models.strategy import behavior_from_realization
 from ...models.wording import fixed
-from ...solvers import Solution, Status, solve, solve_model
+from ...solvers import Solution, Status
 from ..options import NashOptions
+from .enumeration import enumerate_equilibria
+from .every import NashEquilibria, mixed_strategies, profile_entries, profile_lines
+from .program import build_program, num_products, program_size, solve_program
 from .rounds import NashRounds, solve_rounds
 
 
@@ -108,27 +109,8 @@ class NashSolution(Answer):
     def profile(self) -> list[dict]:
         """Per player, per information set (numbered from 1 in the game's order, with its
         label) the action probabilities in the game's action order."""
-        sf = self.sequence_form
-        assert sf is not None and self.behaviors is not None
-        game = sf.game
-        out = []
-        for p, ps in enumerate(sf.players):
-            infosets = []
-            for i in range(ps.num_infosets):
-                k = int(ps.infoset_global[i])
-                first = int(ps.infoset_first_sequence[i])
-                count = int(ps.infoset_num_actions[i])
-                numbers = game.infoset_numbers
-                infosets.append(
-                    {
-                        "infoset": int(numbers[k]) if numbers is not None else i + 1,
-                        "label": game.infoset_label(k),
-                        "actions": [game.action_label(k, a) for a in range(count)],
-                        "probabilities": [float(v) for v in self.behaviors[p][first : first + count]],
-                    }
-                )
-            out.append({"player": p + 1, "name": game.player_names[p], "infosets": infosets})
-        return out
+        assert self.sequence_form is not None and self.behaviors is not None
+        return profile_entries(self.sequence_form, self.behaviors)
 
     def report_lines(self) -> list[str]:
         """The answer as ``equilibria nash`` prints it: the profile, payoffs, exact regrets,
@@ -159,19 +141,9 @@ class NashSolution(Answer):
         return lines
 
     def _profile_lines(self) -> list[str]:
-        lines = []
-        for entry in self.profile():
-            p = entry["player"] - 1
-            if self.mixed is not None and self.normal_form is not None:
-                names = self.normal_form.strategy_names[p]
-                parts = [f"{n} {w:.6f}" for n, w in zip(names, self.mixed[p]) if w > 1e-9]
-                lines.append(f"player {p + 1} ({entry['name']}): " + ", ".join(parts))
-                continue
-            lines.append(f"player {p + 1} ({entry['name']})")
-            for info in entry["infosets"]:
-                line = ", ".join(f"{a} {w:.6f}" for a, w in zip(info["actions"], info["probabilities"]))
-                lines.append(f"  {info['infoset']:>4}  {info['label']}: {line}")
-        return lines
+        assert self.sequence_form is not None and self.behaviors is not None
+        normal = self.normal_form if self.mixed is not None else None
+        return profile_lines(self.sequence_form, self.behaviors, normal, "")
 
     def _bound_lines(self) -> list[str]:
         lines = []
@@ -231,20 +203,6 @@ class NashSolution(Answer):
         return out
 
 
-def program_size(lp: LinearProgram, model: Any = None) -> dict[str, int]:
-    """Rows, columns, nonzeros (sparse program only), binaries and SOS2 sets of the program
-    solved: ``lp`` itself, or the Pyomo ``model`` with its products when there is one."""
-    if model is None:
-        return {
-            "rows": lp.num_rows,
-            "columns": lp.num_cols,
-            "nonzeros": lp.nnz,
-            "binaries": int(np.count_nonzero(lp.integrality)) if lp.integrality is not None else 0,
-            "sos2": 0,
-        }
-    return model_size(model)
-
-
 def solve_nash(game: Any, **options: Any) -> NashSolution:
     """Solve the MIP Nash program of ``formulation`` (1-4) with ``objective`` for the game
     ``game`` (a NormalFormGame, an ExtensiveGame, or anything the registry resolves) and
@@ -273,6 +231,11 @@ def solve_nash(game: Any, **options: Any) -> NashSolution:
 
     ``method`` picks among the backend's solvers (OR-Tools: ``scip`` or ``cp_sat``).
 
+    ``all=True`` (or ``count``) lists every equilibrium instead, as a
+    :class:`~equilibria.routes.nash.every.NashEquilibria` (the methods:
+    :mod:`equilibria.routes.nash.enumeration`; :func:`~equilibria.routes.nash.every.all_equilibria`
+    is that call).
+
     Runs through the route skeleton (:func:`equilibria.core.skeleton.solve`); raises
     OptionError for a bad option and SolveFailed when the backend returns no
     profile (with formulation 1 and a time limit, it may find none in time; formulations
@@ -285,7 +248,8 @@ def solve_nash(game: Any, **options: Any) -> NashSolution:
 
 class MipNash(Steps):
     """The ``nash`` route's steps: the game's sequence form, MIP Nash (in rounds for
-    approximate products of three or more players), the profile certified."""
+    approximate products of three or more players), the profile certified; with ``all``
+    or ``count``, every equilibrium the chosen method lists, each certified."""
 
     Options = NashOptions
     build_key = "sequence_form"
@@ -299,7 +263,9 @@ class MipNash(Steps):
 
     def solve(
         self, problem: tuple[Any, ExtensiveGame, SequenceForm], options: NashOptions, deadline: float | None
-    ) -> NashSolution:
+    ) -> NashSolution | NashEquilibria:
+        if options.enumerates:
+            return enumerate_equilibria(*problem, options, deadline)
         return _solve_nash(*problem, options, deadline)
 
 
@@ -369,11 +335,6 @@ def _uses_rounds(options: NashOptions, players: int, representation: str) -> boo
     return use_rounds
 
 
-def _num_products(lp: MipNashProgram) -> int:
-    """How many products of the others' weights the program writes (those not vanishing)."""
-    return int(np.count_nonzero(~lp.layout.vanishing))
-
-
 def _solve_in_rounds(
     extensive: ExtensiveGame, sf: SequenceForm, options: NashOptions, representation: str, deadline: float | None
 ) -> _Solved:
@@ -381,7 +342,7 @@ def _solve_in_rounds(
     with the rounds' outcome; the rounds build and solve in turn, so their seconds are one
     figure."""
     t1 = time.perf_counter()
-    forbidden = dominated_sequences(extensive, sf) if options.prune else None
+    forbidden = dominated_sequences(extensive, sf) if options.prunes else None
     target = DEFAULT_EPSILON if options.epsilon is None else float(options.epsilon)
     outcome = solve_rounds(
         sf,
@@ -416,28 +377,13 @@ def _solve_one_program(
     within ``time_limit`` seconds (the products, if any, in a Pyomo model)."""
     t1 = time.perf_counter()
     with stage(f"building MIP Nash (formulation {options.formulation})"):
-        forbidden = dominated_sequences(extensive, sf) if options.prune else None
-        lp = mip_nash(
-            sf,
-            options.formulation,
-            options.objective,
-            breakpoints=options.breakpoints,
-            epsilon=options.epsilon,
-            exact=representation == "exact",
-            forbidden=forbidden,
-            linearize=options.linearize,
-        )
-        model = nash_model(lp, representation=representation) if _num_products(lp) else None
+        forbidden = dominated_sequences(extensive, sf) if options.prunes else None
+        lp, model = build_program(sf, options, representation, forbidden)
     t2 = time.perf_counter()
     size = program_size(lp, model)
-    backend, method, verbose = options.backend, options.method, options.verbose
-    with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {backend}"):
-        if model is None:
-            sol = solve(lp, backend, method=method, time_limit=time_limit, verbose=verbose)
-            x = sol.x
-        else:
-            sol = solve_model(model, backend, method=method, time_limit=time_limit, verbose=verbose)
-            x = lp.pyomo_values(model)
+    with stage(f"solving MIP Nash ({size['rows']:,} rows, {size['columns']:,} columns) with {options.backend}"):
+        solved = solve_program(lp, model, options, time_limit)
+        sol, x = solved.solution, solved.values
     seconds = {"build": t2 - t1, "solve": time.perf_counter() - t2}
     return _Solved(
         lp=lp, model=model, solution=sol, values=x, representation=representation, size=size, seconds=seconds
@@ -483,20 +429,6 @@ def _certify_profile(solved: _Solved, sf: SequenceForm, backend: str, time_limit
     return _Certified(behaviors, cert, time.perf_counter() - t3)
 
 
-def _mixed_strategies(
-    normal: NormalFormGame | None, sf: SequenceForm, behaviors: list[np.ndarray]
-) -> list[np.ndarray] | None:
-    """Each player's mixed strategy when the game was given in normal form (its strategies
-    are the actions at the player's one information set), else None."""
-    if normal is None:
-        return None
-    mixed = []
-    for p in range(sf.num_players):
-        first = int(sf.players[p].infoset_first_sequence[0])
-        mixed.append(behaviors[p][first : first + normal.num_strategies[p]].copy())
-    return mixed
-
-
 def _nash_solution(
     normal: NormalFormGame | None, sf: SequenceForm, options: NashOptions, solved: _Solved, certified: _Certified
 ) -> NashSolution:
@@ -513,7 +445,7 @@ def _nash_solution(
         proven = layout.bound_factor * max(objective_value, 0.0) + promised
     # rounds that stopped above epsilon report why (time or rounds), not their best solve's status
     status = sol.status if outcome is None or outcome.status == Status.OPTIMAL else outcome.status
-    num_products = _num_products(lp)
+    products = num_products(lp)
     return NashSolution(
         route="nash",
         game_name=sf.game.title or (normal.title if normal else "game"),
@@ -532,13 +464,13 @@ def _nash_solution(
         formulation=options.formulation,
         objective=options.objective,
         regrets=regrets,
-        mixed=_mixed_strategies(normal, sf, behaviors),
+        mixed=mixed_strategies(normal, sf, behaviors),
         normal_form=normal,
         objective_value=objective_value,
         best_bound=None if sol.dual_objective is None else float(sol.dual_objective),
         proven_bound=proven,
-        products="none" if not num_products else solved.representation,
-        num_products=num_products,
+        products="none" if not products else solved.representation,
+        num_products=products,
         breakpoints=layout.breakpoints,
         promised_nash_conv=promised,
         curve=None if outcome is None else rounds_table(outcome.rounds),
