@@ -172,7 +172,7 @@ def enumerate_equilibria(
     if options.count is not None and len(listed) > options.count:
         listed, status = listed[: options.count], Status.SOLUTION_LIMIT
     stopped = _stopped(status, listing, len(found), len(listed))
-    if method != "supports" and len(listed) > 1 and options.objective != "any":
+    if len(found) == len(listed) > 1 and options.objective != "any":
         stopped += f"; ordered by {options.objective}"
     return NashEquilibria.of(
         listed,
@@ -211,7 +211,7 @@ def _stopped(status: Status, listing: _Listing, found: int, listed: int) -> str:
     """Why the list ends, in words."""
     if status == Status.SOLUTION_LIMIT:
         if found > listed:
-            return f"the {listed} best by {listing.options.objective} of {found} listed"
+            return f"the {listed} best by {listing.options.objective} of the {found} found"
         return f"count {listing.options.count} reached: there may be more"
     if status == Status.TIME_LIMIT:
         return "stopped at the time limit: there may be more"
