@@ -11,21 +11,30 @@ with
     F'v - B'x >= 0  complementary to  y >= 0
     E x = e,  F y = f.
 
-The free ``u`` and ``v`` are each written as the difference of two nonnegative parts, and
-each equality as two inequalities, giving a standard LCP ``w = q + M z >= 0``, ``z >= 0``,
-``z'w = 0`` with ``z = (x, y, u+, u-, v+, v-)`` and
+This is a mixed LCP, ``w = q + M z`` with ``z = (x, y, u, v)`` and
 
-        [  0   -A   E'  -E'   0    0  ]          [  0 ]
-        [ -B'   0   0    0    F'  -F' ]          [  0 ]
-    M = [ -E    0   0    0    0    0  ]      q = [  e ]
-        [  E    0   0    0    0    0  ]          [ -e ]
-        [  0   -F   0    0    0    0  ]          [  f ]
-        [  0    F   0    0    0    0  ]          [ -f ]
+        [  0   -A   E'   0  ]          [ 0 ]
+    M = [ -B'   0   0    F' ]      q = [ 0 ]
+        [ -E    0   0    0  ]          [ e ]
+        [  0   -F   0    0  ]          [ f ]
+
+where ``w`` and ``z`` are complementary and nonnegative on the first two blocks, while
+``u`` and ``v`` are free and their rows are equations (``w = 0`` there). Lemke's method
+keeps the free variables basic from the start and never lets them leave
+(:func:`equilibria.solvers.lemke.lemke`), so the equations cost no pivots and, unlike
+splitting each free variable and each equation in two, add no rows that sit at zero in
+every basis (the degenerate ties that made each pivot expensive).
+
+The start is von Stengel, van den Elzen and Talman's ("Computing normal form perfect
+equilibria for extensive two-person games", 2002): a prior pair of plans ``(x0, y0)``
+gives the covering vector ``d = (-A y0, -B'x0, 0, 0)``, and the first basis holds each
+player's pure best response to the other's prior; Lemke's path then follows the tracing
+procedure from that prior to an equilibrium.
 
 Each player's payoffs are first shifted down so that every leaf pays less than zero: a
 constant added to every leaf adds the same constant to every profile's expected payoff (the
-leaves' probabilities add up to one), so the equilibria are unchanged, and with negative
-payoffs Lemke's method cannot end in a secondary ray (the paper's theorem).
+leaves' probabilities add up to one), so the equilibria are unchanged, ``d`` is nonnegative,
+and Lemke's method cannot end in a secondary ray.
 """
 
 from __future__ import annotations
@@ -47,9 +56,19 @@ class SequenceFormLCP:
 
     M: sp.csr_matrix
     q: np.ndarray
-    #: the first index of x, y, u+, u-, v+, v- in z (and the end)
+    #: the first index of x, y, u, v in z (and the end)
     offsets: tuple[int, ...]
     shifts: tuple[float, float]
+    #: the payoff blocks as they stand in ``M`` (shifted, negative at every leaf)
+    A: sp.csr_matrix
+    B: sp.csr_matrix
+
+    @property
+    def free(self) -> np.ndarray:
+        """Which entries of ``z`` are free (``u`` and ``v``; their rows are equations)."""
+        out = np.zeros(self.size, dtype=bool)
+        out[self.offsets[2] :] = True
+        return out
 
     @property
     def size(self) -> int:
@@ -62,7 +81,7 @@ class SequenceFormLCP:
         return z[o[0] : o[1]], z[o[1] : o[2]]
 
     def exact_q(self) -> list[Fraction]:
-        """``q`` in rationals (its entries are 0 and +-1)."""
+        """``q`` in rationals (its entries are 0 and 1)."""
         return [Fraction(int(v)) for v in self.q]
 
     def exact_columns(self, sf: SequenceForm) -> list[dict[int, Fraction]]:
@@ -95,6 +114,30 @@ class SequenceFormLCP:
         return columns
 
 
+def tracing_start(
+    lcp: SequenceFormLCP, sf: SequenceForm, priors: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, list[int]]:
+    """The covering vector and the first basis for the priors ``(x0, y0)`` (realization
+    plans; module docstring). The basis, as variable numbers of
+    :func:`equilibria.solvers.lemke.lemke` (``w_i`` is ``i``, ``z_j`` is ``size + j``),
+    holds ``x_j`` for each sequence of player 1's pure best response to ``y0`` (one per
+    information set, reached or not, and the empty one), ``w_j`` for the other sequences,
+    the same for player 2 against ``x0``, and every ``u`` and ``v``."""
+    x0, y0 = priors
+    d = np.concatenate([-(lcp.A @ y0), -(lcp.B.T @ x0), np.zeros(lcp.size - lcp.offsets[2])])
+    d = np.maximum(d, 0.0)  # -0.0 and rounding: the blocks are nonpositive
+    n = lcp.size
+    # chance-weighted payoffs a sequence meets against the prior, as the best response reads them
+    against = (lcp.A @ y0, lcp.B.T @ x0)
+    basis = []
+    for p in range(2):
+        _, pure = sf.players[p].treeplex.best_response(against[p])
+        lo = lcp.offsets[p]
+        basis.extend(np.where(pure > 0, n + lo + np.arange(pure.shape[0]), lo + np.arange(pure.shape[0])).tolist())
+    basis.extend(range(n + lcp.offsets[2], 2 * n))
+    return d, basis
+
+
 def rational(value: float) -> Fraction:
     """The fraction a float stands for: the simplest one within a relative 1e-15 (a chance
     probability of 1/3 stored as 0.333...), else the float's own exact value."""
@@ -121,22 +164,10 @@ def sequence_form_lcp(sf: SequenceForm) -> SequenceFormLCP:
     A.sum_duplicates()
     B.sum_duplicates()
     Z = None
-    M = sp.bmat(
-        [
-            [Z, -A, E.T, -E.T, Z, Z],
-            [-B.T, Z, Z, Z, F.T, -F.T],
-            [-E, Z, Z, Z, Z, Z],
-            [E, Z, Z, Z, Z, Z],
-            [Z, -F, Z, Z, Z, Z],
-            [Z, F, Z, Z, Z, Z],
-        ],
-        format="csr",
-    )
-    e = sf.players[0].constraint_rhs
-    f = sf.players[1].constraint_rhs
-    q = np.concatenate([np.zeros(m + n), e, -e, f, -f])
-    offsets = tuple(int(v) for v in np.cumsum([0, m, n, k1, k1, k2, k2]))
-    return SequenceFormLCP(M=M, q=q, offsets=offsets, shifts=shifts)
+    M = sp.bmat([[Z, -A, E.T, Z], [-B.T, Z, Z, F.T], [-E, Z, Z, Z], [Z, -F, Z, Z]], format="csr")
+    q = np.concatenate([np.zeros(m + n), sf.players[0].constraint_rhs, sf.players[1].constraint_rhs])
+    offsets = tuple(int(v) for v in np.cumsum([0, m, n, k1, k2]))
+    return SequenceFormLCP(M=M, q=q, offsets=offsets, shifts=shifts, A=A, B=B)
 
 
-__all__ = ["SequenceFormLCP", "rational", "sequence_form_lcp"]
+__all__ = ["SequenceFormLCP", "rational", "sequence_form_lcp", "tracing_start"]

@@ -48,6 +48,11 @@ class NumericalFailure(Exception):
     nonzero."""
 
 
+class StartNotCovered(ValueError):
+    """The first basis is infeasible where the covering vector cannot mend it (the
+    artificial variable's column is zero on a row that needs it)."""
+
+
 class PivotLimit(Exception):
     """The pivot limit or the deadline came before a solution."""
 
@@ -73,24 +78,22 @@ class LemkeResult:
 class _Basis:
     """The basis matrix's columns, its LU factorisation and the eta file since then."""
 
-    def __init__(self, columns: Callable[[int], tuple[np.ndarray, np.ndarray]], n: int, basic: list[int]) -> None:
+    def __init__(self, columns: sp.csc_matrix, n: int, basic: list[int]) -> None:
+        #: every variable's column, numbered as the variables are
         self.columns = columns
         self.n = n
         self.basic = basic
         self.row_of = {var: k for k, var in enumerate(basic)}
         self.etas: list[tuple[int, np.ndarray | None, np.ndarray, float]] = []
         self.factorisations = 0
+        #: the first basis matrix where it is not the identity (the lexicographic rule
+        #: compares rows of ``B^-1`` times it)
+        self.lexicon: sp.csc_matrix | None = None
         self.refactor()
 
     def matrix(self) -> sp.csc_matrix:
-        """The basis matrix, column by column."""
-        rows, vals, ptr = [], [], [0]
-        for var in self.basic:
-            r, v = self.columns(var)
-            rows.append(r)
-            vals.append(v)
-            ptr.append(ptr[-1] + r.shape[0])
-        return sp.csc_matrix((np.concatenate(vals), np.concatenate(rows), np.array(ptr)), shape=(self.n, self.n))
+        """The basis matrix: the basic variables' columns."""
+        return sp.csc_matrix(self.columns[:, self.basic])
 
     def refactor(self) -> None:
         """Factorise the basis afresh and empty the eta file; NumericalFailure when the
@@ -146,32 +149,45 @@ class _Basis:
         self.etas.append((r, idx, alpha[idx].copy(), pivot))
 
 
-def _leaving_row(candidates: np.ndarray, ratios: np.ndarray, alpha: np.ndarray, basis: _Basis) -> int:
-    """The row that leaves: the least ratio, ties broken lexicographically on the rows of
-    ``B^-1`` divided by their ``alpha`` (the least such row).
+def _least(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` is within :data:`TIE_TOLERANCE` of its least entry."""
+    low = values.min()
+    return values <= low + TIE_TOLERANCE * max(1.0, abs(low))
 
-    The rows are compared column by column, and only as far as it takes. A column ``j``
-    whose slack ``w_j`` is basic, at row ``k``, is the unit vector ``e_k`` (``B e_k = e_j``):
-    it rules out row ``k`` alone, with no solve. At the first other column the rows still
-    tied are solved for (one solve with a right-hand side each)."""
-    least = ratios.min()
-    alive = candidates[ratios <= least + TIE_TOLERANCE * max(1.0, abs(least))]
-    n = basis.n
+
+def _leaving_row(
+    candidates: np.ndarray, ratios: np.ndarray, alpha: np.ndarray, gamma: np.ndarray, basis: _Basis
+) -> int:
+    """The row that leaves: the least ratio, ties broken lexicographically on the rows of
+    ``[gamma, B^-1 B_0]`` divided by their ``alpha`` (the least such row).
+
+    ``gamma`` is ``B^-1 B_0 g`` for a fixed random ``g > 0``, carried along like the basic
+    solution: a column in front of the lexicographic order that keeps every row
+    lexicographically positive (it is ``g`` at the start) and separates almost every tie
+    at the cost of one division per tied row. Rows it leaves tied come from one sparse
+    solve with a right-hand side each; the comparison then jumps from one column where
+    they differ to the next, each jump a whole-array step."""
+    alive = candidates[_least(ratios)]
+    if alive.shape[0] > 1:
+        alive = alive[_least(gamma[alive] / alpha[alive])]
+    if alive.shape[0] == 1:
+        return int(alive[0])
+    table = basis.rows(alive)
+    if basis.lexicon is not None:
+        table = np.asarray((basis.lexicon.T @ table.T).T)
+    table /= alpha[alive][:, None]
     j = 0
-    rows: dict[int, np.ndarray] | None = None
-    while alive.shape[0] > 1 and j < n:
-        k = basis.row_of.get(j)
-        if k is not None:
-            # the column is e_k: row k has 1/alpha_k > 0 where the others have 0
-            alive = alive[alive != k]
-        else:
-            if rows is None:
-                solved = basis.rows(alive)
-                rows = {int(i): solved[pos] / alpha[i] for pos, i in enumerate(alive)}
-            values = np.array([rows[int(i)][j] for i in alive])
-            low = values.min()
-            alive = alive[values <= low + TIE_TOLERANCE * max(1.0, abs(low))]
-        j += 1
+    while alive.shape[0] > 1:
+        rest = table[:, j:]
+        low = rest.min(axis=0)
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(low))
+        differ = np.flatnonzero(rest.max(axis=0) - low > tol)
+        if differ.shape[0] == 0:  # identical rows: B is singular in floating point
+            break
+        first = int(differ[0])
+        keep = rest[:, first] <= low[first] + tol[first]
+        alive, table = alive[keep], table[keep]
+        j += first + 1
     return int(alive[0])
 
 
@@ -180,84 +196,105 @@ def lemke(
     q: np.ndarray,
     d: np.ndarray | None = None,
     *,
+    free: np.ndarray | None = None,
+    basis: list[int] | None = None,
     max_pivots: int | None = None,
     deadline: float | None = None,
     on_pivot: Callable[[int], None] | None = None,
 ) -> LemkeResult:
     """Solve the LCP ``(M, q)`` by Lemke's method with covering vector ``d`` (all ones by
-    default; nonnegative, and positive wherever ``q`` is negative). ``max_pivots`` and ``deadline`` (a
-    ``time.perf_counter()`` instant) bound the run (PivotLimit); ``on_pivot`` is called with
-    the pivot count every 100 pivots. Raises RayTermination when the path ends in a ray.
+    default). ``max_pivots`` and ``deadline`` (a ``time.perf_counter()`` instant) bound the
+    run (PivotLimit); ``on_pivot`` is called with the pivot count every 100 pivots. Raises
+    RayTermination when the path ends in a ray.
 
     Variables are numbered ``w_0..w_{n-1}`` (0..n-1), ``z_0..z_{n-1}`` (n..2n-1) and ``z0``
     (2n); the system is ``I w - M z - d z0 = q``.
+
+    A mixed LCP: ``z_j`` with ``free[j]`` is free and its row an equation (``w_j = 0``).
+    Such a problem needs a first ``basis``: ``n`` variables, one of ``w_i`` and ``z_i`` for
+    each ``i``, every free ``z_j`` among them, whose basic solution fails to be
+    nonnegative only where ``z0`` along ``d`` mends it. Free variables never leave, so
+    their equations stay met. Without ``basis`` the start is every ``w`` (then ``d`` must be
+    positive wherever ``q`` is negative). The ties of the ratio test are broken
+    lexicographically on the rows of ``B^-1 B_0`` (``B_0`` the first basis), which are
+    lexicographically positive at the start whatever it is, and so keep the path from
+    cycling.
     """
     start = time.perf_counter()
     n = q.shape[0]
     q = np.asarray(q, dtype=float)
     d = np.ones(n) if d is None else np.asarray(d, dtype=float)
-    if np.any(d < 0) or np.any(d[q < 0] <= 0):
-        raise ValueError("the covering vector must be nonnegative, and positive where q is negative")
-    Mc = sp.csc_matrix(M, dtype=float)
+    free = np.zeros(n, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    if np.any(d < 0):
+        raise ValueError("the covering vector must be nonnegative")
+    if basis is None:
+        if free.any():
+            raise ValueError("a mixed LCP needs a first basis holding its free variables")
+        basis = list(range(n))
+    if len(basis) != n or not set((n + np.flatnonzero(free)).tolist()) <= set(basis):
+        raise ValueError("the first basis must have one variable per row and hold every free variable")
     artificial = 2 * n
-    covered = np.flatnonzero(d)  # the artificial column's rows: sparse with a sparse d
-
-    def column(var: int) -> tuple[np.ndarray, np.ndarray]:
-        if var < n:
-            return np.array([var]), np.array([1.0])
-        if var == artificial:
-            return covered, -d[covered]
-        j = var - n
-        lo, hi = Mc.indptr[j], Mc.indptr[j + 1]
-        return Mc.indices[lo:hi], -Mc.data[lo:hi]
+    # the system's columns: I for w, -M for z, -d for z0 (sparse with a sparse d)
+    system = sp.hstack([sp.identity(n, format="csc"), -sp.csc_matrix(M, dtype=float), sp.csc_matrix(-d[:, None])])
+    system = sp.csc_matrix(system)
 
     def dense(var: int) -> np.ndarray:
-        rows, vals = column(var)
+        lo, hi = system.indptr[var], system.indptr[var + 1]
         out = np.zeros(n)
-        out[rows] = vals
+        out[system.indices[lo:hi]] = system.data[lo:hi]
         return out
 
-    if np.all(q >= 0):
-        return LemkeResult(np.zeros(n), q.copy(), list(range(n)), 0, time.perf_counter() - start)
-    # the first pivot: z0 enters at the row that needs the most of it (the last such row on
-    # ties, the lexicographic choice on the identity basis)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        need = np.where(d > 0, -q / np.where(d > 0, d, 1.0), -np.inf)
-    top = need.max()
-    r = int(np.flatnonzero(need >= top - TIE_TOLERANCE * max(1.0, abs(top)))[-1])
-    basis = _Basis(column, n, list(range(n)))
-    alpha = basis.solve(dense(artificial))
-    beta = q.copy()
-    leaving = basis.basic[r]
-    beta_r = beta[r] / alpha[r]
-    beta -= alpha * beta_r
-    beta[r] = beta_r
-    basis.replace(r, artificial, alpha)
+    state = _Basis(system, n, list(basis))
+    state.lexicon = None if basis == list(range(n)) else state.matrix()
+    # the lexicographic order's leading column (see _leaving_row): B_0 g for a fixed g > 0
+    g = np.asarray(np.random.default_rng(0).uniform(1.0, 2.0, size=n))
+    lead: np.ndarray = g if state.lexicon is None else np.asarray(state.lexicon @ g)
+    gamma = g.copy()
+    # rows whose basic variable may leave: free variables stay
+    bounded = ~np.isin(np.array(state.basic), n + np.flatnonzero(free))
+    beta = state.solve(q.copy())
+    if np.all(beta[bounded] >= -PIVOT_TOLERANCE):
+        state.refactor()
+        return _result(state, q, 0, start)
+    # z0 enters where the basis needs most of it; ties go to the lexicographically
+    # greatest row of [beta, gamma, I] / alpha: the most gamma / alpha, then the last row
+    alpha = state.solve(dense(artificial))
+    short = bounded & (beta < -PIVOT_TOLERANCE)
+    if np.any(alpha[short] > -PIVOT_TOLERANCE):
+        raise StartNotCovered("the covering vector does not mend the first basis")
+    rows = np.flatnonzero(short)
+    rows = rows[_least(-beta[rows] / alpha[rows])]
+    rows = rows[_least(-gamma[rows] / alpha[rows])]
+    r = int(rows[-1])
+    leaving = state.basic[r]
+    beta = _pivot(beta, alpha, r)
+    gamma = _pivot(gamma, alpha, r)
+    state.replace(r, artificial, alpha)
     pivots = 1
     while True:
         entering = leaving + n if leaving < n else leaving - n  # the complement
-        alpha = basis.solve(dense(entering))
+        alpha = state.solve(dense(entering))
         scale = max(np.abs(alpha).max(), 1.0)
-        candidates = np.flatnonzero(alpha > PIVOT_TOLERANCE * scale)
+        candidates = np.flatnonzero(bounded & (alpha > PIVOT_TOLERANCE * scale))
         if candidates.shape[0] == 0:
             raise RayTermination(f"secondary ray after {pivots} pivots")
         ratios = np.maximum(beta[candidates], 0.0) / alpha[candidates]
         # z0 leaves whenever it may: the solution is then reached
-        z0_row = basis.row_of[artificial]
+        z0_row = state.row_of[artificial]
         least = ratios.min()
         at_z0 = ratios[candidates == z0_row]
         if at_z0.shape[0] and at_z0[0] <= least + TIE_TOLERANCE * max(1.0, abs(least)):
             r = z0_row
         else:
-            r = _leaving_row(candidates, ratios, alpha, basis)
-        leaving = basis.basic[r]
-        beta_r = beta[r] / alpha[r]
-        beta -= alpha * beta_r
-        beta[r] = beta_r
-        basis.replace(r, entering, alpha)
+            r = _leaving_row(candidates, ratios, alpha, gamma, state)
+        leaving = state.basic[r]
+        beta = _pivot(beta, alpha, r)
+        gamma = _pivot(gamma, alpha, r)
+        state.replace(r, entering, alpha)
         pivots += 1
-        if not basis.etas:  # just factorised afresh: recompute the solution from it
-            beta = basis.solve(q.copy())
+        if not state.etas:  # just factorised afresh: recompute both from it
+            beta = state.solve(q.copy())
+            gamma = state.solve(lead.copy())
         if leaving == artificial:
             break
         if on_pivot is not None and pivots % 100 == 0:
@@ -267,17 +304,31 @@ def lemke(
         if deadline is not None and time.perf_counter() >= deadline:
             raise PivotLimit(f"no solution within the time limit ({pivots} pivots)", pivots)
     # the solution, solved once more from a fresh factorisation of the final basis
-    basis.refactor()
-    beta = basis.solve(q.copy())
+    state.refactor()
+    return _result(state, q, pivots, start)
+
+
+def _pivot(beta: np.ndarray, alpha: np.ndarray, r: int) -> np.ndarray:
+    """The basic solution after the variable with column ``alpha`` enters at row ``r``."""
+    beta_r = beta[r] / alpha[r]
+    beta = beta - alpha * beta_r
+    beta[r] = beta_r
+    return beta
+
+
+def _result(state: _Basis, q: np.ndarray, pivots: int, start: float) -> LemkeResult:
+    """The solution of the final basis (freshly factorised)."""
+    n = state.n
+    beta = state.solve(q.copy())
     values = np.zeros(2 * n + 1)
-    values[basis.basic] = beta
+    values[state.basic] = beta
     return LemkeResult(
         z=values[n : 2 * n],
         w=values[:n],
-        basis=list(basis.basic),
+        basis=list(state.basic),
         pivots=pivots,
         seconds=time.perf_counter() - start,
-        refactorisations=basis.factorisations,
+        refactorisations=state.factorisations,
     )
 
 
@@ -346,4 +397,12 @@ def _solve_sparse_rational(rows: list[dict[int, Fraction]], rhs: list[Fraction],
     return x
 
 
-__all__ = ["LemkeResult", "NumericalFailure", "PivotLimit", "RayTermination", "exact_solution", "lemke"]
+__all__ = [
+    "LemkeResult",
+    "NumericalFailure",
+    "PivotLimit",
+    "RayTermination",
+    "StartNotCovered",
+    "exact_solution",
+    "lemke",
+]

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import equilibria
-from equilibria.formulations.sequence_form_lcp import sequence_form_lcp
+from equilibria.formulations.sequence_form_lcp import sequence_form_lcp, tracing_start
 from equilibria.models.errors import SolveFailed
 from equilibria.models.sequence import SequenceForm
-from equilibria.routes.lcp import exact_check
+from equilibria.routes.lcp import exact_check, priors
 from tests.conftest import run_cli
 from tests.gambit_compat import max_regret, payoffs
 from tests.random_games import random_game
@@ -94,16 +94,17 @@ def test_other_covering_vectors_give_certified_equilibria():
     game = random_game(LARGE_SEEDS[0], max_depth=7, general_sum=True)
     for seed in range(4):
         answer = equilibria.solve(game, "lcp", seed=seed)
-        assert answer.nash_conv <= 1e-9 and answer.covering == f"random, seed {seed}"
+        assert answer.nash_conv <= 1e-9 and answer.covering == f"random prior, seed {seed}"
 
 
 def test_the_exact_check_rejects_a_basis_that_is_not_a_solution():
-    """The rational check can fail: the starting basis (every ``w`` basic) is complementary
-    but not feasible, since the plans' roots need ``E x = e``."""
+    """The rational check can fail: the first basis of Lemke's path (each player's pure
+    best response to the other's prior) is complementary but not feasible, since those
+    pure plans are no equilibrium of Kuhn poker."""
     sf = SequenceForm(equilibria.load("kuhn"))
     lcp = sequence_form_lcp(sf)
     with pytest.raises(SolveFailed, match="not feasible"):
-        exact_check(sf, lcp, list(range(lcp.size)))
+        exact_check(sf, lcp, tracing_start(lcp, sf, priors(sf, 0))[1])
     # and the exact plans of a solution are realization plans: the root is exactly 1
     answer = equilibria.solve("kuhn", "lcp", exact=True)
     z = exact_check(sf, lcp, _final_basis(sf, lcp))
@@ -112,10 +113,9 @@ def test_the_exact_check_rejects_a_basis_that_is_not_a_solution():
 
 
 def _final_basis(sf, lcp):
-    from equilibria.routes.lcp import covering_vector
-    from equilibria.solvers.lemke import lemke
+    from equilibria.routes.lcp import _pivots
 
-    return lemke(lcp.M, lcp.q, covering_vector(lcp, None)[0]).basis
+    return _pivots(sf, lcp, None)[0].basis
 
 
 def test_the_command_answers_and_refuses_in_one_line():

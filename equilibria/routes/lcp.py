@@ -7,7 +7,8 @@ imperfect information games", 1995).
 The LCP (:mod:`equilibria.formulations.sequence_form_lcp`) is built sparse from the
 sequence form, and solved by complementary pivoting on a sparse factorised basis with a
 lexicographic ratio test (:mod:`equilibria.solvers.lemke`). The covering vector decides
-the path: ``seed`` draws a random one, which often ends at another equilibrium. With
+the path: it starts from a prior pair of plans (uniform, or random with ``seed``, which
+often ends at another equilibrium). With
 ``exact`` the final basis is solved again in rational arithmetic and the complementarity
 conditions are checked exactly, so the equilibrium's regret is exactly 0; every answer is
 also certified as any other, by exact best responses in floating point.
@@ -26,13 +27,21 @@ import numpy as np
 from ..core.answer import Answer
 from ..core.deadline import OutOfTime
 from ..core.steps import Outcome, Steps
-from ..formulations.sequence_form_lcp import SequenceFormLCP, sequence_form_lcp
+from ..formulations.sequence_form_lcp import SequenceFormLCP, sequence_form_lcp, tracing_start
 from ..models.checks import OptionError
 from ..models.errors import SolveFailed
 from ..models.progress import stage
 from ..models.sequence import SequenceForm
 from ..solvers import Status
-from ..solvers.lemke import NumericalFailure, PivotLimit, RayTermination, exact_solution, lemke
+from ..solvers.lemke import (
+    LemkeResult,
+    NumericalFailure,
+    PivotLimit,
+    RayTermination,
+    StartNotCovered,
+    exact_solution,
+    lemke,
+)
 from .options import LCPOptions
 
 _log = logging.getLogger(__name__)
@@ -59,7 +68,7 @@ class LCPSolution(Answer):
 
     pivots: int = 0
     exact: bool | None = None
-    covering: str = "ones"
+    covering: str = "uniform prior"
 
     def details(self) -> dict:
         """The pivots, the covering vector and the exact check."""
@@ -68,36 +77,76 @@ class LCPSolution(Answer):
     def report_lines(self) -> list[str]:
         """The answer as ``equilibria lcp`` prints it."""
         lines = super().report_lines()
-        lines.append(f"pivots          {self.pivots:,} (covering vector: {self.covering})")
+        lines.append(f"pivots          {self.pivots:,} (from the {self.covering})")
         if self.exact is not None:
             lines.append("exact           rational check of the final basis: regret exactly 0 for both players")
         return lines
 
 
-def covering_vector(lcp: SequenceFormLCP, seed: int | None) -> tuple[np.ndarray, str]:
-    """The covering vector and its name: one on the rows that start infeasible (the roots
-    of the two plans) and zero elsewhere, which keeps the artificial variable's column
-    sparse (a dense one makes every pivot's column dense); with ``seed``, random positive
-    weights on every row."""
-    if seed is None:
-        return np.where(lcp.q < 0, 1.0, 0.0), "ones on the two roots"
-    rng = np.random.default_rng(seed)
-    return rng.uniform(0.5, 1.5, lcp.size), f"random, seed {seed}"
+#: How far from uniform the prior's action weights move when the uniform prior's best
+#: responses tie (then the first basis may be infeasible where no covering mends it).
+TIE_BREAK = 1e-3
+
+
+def priors(sf: SequenceForm, seed: int | None, spread: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """The prior plans Lemke's path starts from (the tracing procedure's prior): each
+    player's uniform behaviour strategy, or with ``seed`` action weights drawn from
+    ``[1 - spread, 1 + spread]`` at every information set (another prior often ends at
+    another equilibrium)."""
+    rng = None if seed is None else np.random.default_rng(seed)
+    plans = []
+    for p in range(2):
+        tp = sf.players[p].treeplex
+        behavior = tp.uniform()
+        if rng is not None and tp.num_infosets:
+            weights = rng.uniform(1.0 - spread, 1.0 + spread, tp.num_sequences - 1)
+            totals = np.add.reduceat(weights, tp.first_sequence - 1)[tp.sequence_infoset]
+            behavior[1:] = weights / totals
+        plans.append(tp.realization(behavior))
+    return plans[0], plans[1]
+
+
+def _pivots(sf: SequenceForm, lcp: SequenceFormLCP, seed: int | None, **limits: Any) -> tuple[LemkeResult, str]:
+    """Lemke's path from the prior ``seed`` names, and the prior's name. The uniform prior
+    whose best responses tie so that no covering vector mends the first basis gives way
+    to one a little off uniform (:data:`TIE_BREAK`)."""
+    starts = (
+        [(seed, 0.5, f"random prior, seed {seed}")]
+        if seed is not None
+        else [
+            (None, 0.0, "uniform prior"),
+            (0, TIE_BREAK, f"uniform prior moved by {TIE_BREAK:g} (its best responses tie)"),
+        ]
+    )
+    for index, (draw, spread, name) in enumerate(starts):
+        d, first = tracing_start(lcp, sf, priors(sf, draw, spread))
+        try:
+            return lemke(lcp.M, lcp.q, d, free=lcp.free, basis=first, **limits), name
+        except StartNotCovered:
+            if index + 1 == len(starts):
+                raise
+    raise AssertionError("unreachable")
 
 
 def exact_check(sf: SequenceForm, lcp: SequenceFormLCP, basis: list[int]) -> list[Fraction]:
     """The final basis solved in rationals; raises SolveFailed unless the solution meets
-    every condition of the LCP exactly (``z >= 0``, ``w = q + M z >= 0``, ``z'w = 0``),
-    which makes both plans exact best responses. Returns ``z``."""
+    every condition of the LCP exactly (``z >= 0`` and ``w = q + M z >= 0`` outside the
+    free ``u`` and ``v``, ``w = 0`` on their equations, ``z'w = 0``), which makes both
+    plans exact best responses. Returns ``z``."""
     artificial = 2 * lcp.size
     if artificial in basis:
         raise SolveFailed("the final basis still holds the artificial variable")
     columns = lcp.exact_columns(sf)
     q = lcp.exact_q()
     z, w = exact_solution(columns, q, basis)
-    if any(v < 0 for v in z) or any(v < 0 for v in w):
+    free = lcp.free.tolist()
+    if any(v < 0 for v, f in zip(z, free, strict=True) if not f) or any(
+        v < 0 for v, f in zip(w, free, strict=True) if not f
+    ):
         raise SolveFailed("the final basis, solved exactly, is not feasible: the floating-point pivots went astray")
-    if any(a != 0 and b != 0 for a, b in zip(z, w, strict=True)):
+    if any(v != 0 for v, f in zip(w, free, strict=True) if f):
+        raise SolveFailed("the final basis, solved exactly, breaks an equation of the plans")
+    if any(a != 0 and b != 0 for a, b, f in zip(z, w, free, strict=True) if not f):
         raise SolveFailed("the final basis, solved exactly, is not complementary")
     # w as the basis gives it must be q + M z, the definition (a check of the elimination)
     total = list(q)
@@ -134,11 +183,17 @@ class LemkeLCP(Steps):
         self, problem: tuple[SequenceForm, SequenceFormLCP], options: LCPOptions, deadline: float | None
     ) -> LCPSolution | Outcome:
         sf, lcp = problem
-        d, covering = covering_vector(lcp, options.seed)
         t0 = time.perf_counter()
         with stage(f"Lemke's pivots on {lcp.size:,} complementary pairs"):
             try:
-                result = lemke(lcp.M, lcp.q, d, max_pivots=options.max_pivots, deadline=deadline, on_pivot=_tell)
+                result, covering = _pivots(
+                    sf, lcp, options.seed, max_pivots=options.max_pivots, deadline=deadline, on_pivot=_tell
+                )
+            except StartNotCovered:
+                raise SolveFailed(
+                    "the prior's best responses tie where no covering vector mends the first basis; try another "
+                    "prior (seed)"
+                ) from None
             except NumericalFailure as failure:
                 raise SolveFailed(
                     f"Lemke's pivots reached a basis singular in floating point ({failure}); try another "
@@ -185,4 +240,4 @@ class LemkeLCP(Steps):
         )
 
 
-__all__ = ["EXACT_LIMIT", "LCPSolution", "LemkeLCP", "covering_vector", "exact_check"]
+__all__ = ["EXACT_LIMIT", "LCPSolution", "LemkeLCP", "exact_check", "priors"]
