@@ -145,3 +145,44 @@ def test_plans_of_the_answer_are_realization_plans():
         ps = answer.sequence_form.players[p]
         plan = ps.treeplex.realization(behavior)
         assert np.allclose(ps.constraint_matrix @ plan, ps.constraint_rhs)
+
+
+def _small_normal_forms(count: int = 10, cells: tuple[int, int] = (1_000, 200_000)) -> list[int]:
+    """The first ``count`` seeds whose random general-sum game (depth up to 6) has a reduced
+    normal form of between ``cells`` cells."""
+    from equilibria.models.reduced_normal_form import reduced_size
+
+    seeds, seed = [], 0
+    while len(seeds) < count:
+        size = reduced_size(SequenceForm(random_game(seed, max_depth=6, general_sum=True))).cells
+        if cells[0] <= size <= cells[1]:
+            seeds.append(seed)
+        seed += 1
+    return seeds
+
+
+@pytest.mark.parametrize("seed", _small_normal_forms())
+def test_lemke_on_the_reduced_normal_form_is_an_equilibrium_of_the_tree(gbt, seed):
+    """Lemke-Howson's problem over plans: its equilibrium, mapped back by realization
+    equivalence, has no regret in the tree by pygambit's count."""
+    game = random_game(seed, max_depth=6, general_sum=True)
+    answer = equilibria.solve(game, "lcp", form="normal")
+    assert answer.sequence_form.game is game
+    assert max_regret(game, answer.sequence_form, answer.behaviors) <= 1e-9
+
+
+def test_kuhn_poker_through_its_normal_form_has_its_value_and_the_too_large_is_refused():
+    answer = equilibria.solve("kuhn", "lcp", form="normal", exact=True)
+    assert answer.value == pytest.approx(-1 / 18, abs=1e-12) and answer.exploitability <= 1e-12
+    for spec, words in [("kuhn_rules:cards=12", "531,441 x 16,777,216 plans"), ("kuhn_rules:cards=8", "at most")]:
+        ran = run_cli("lcp", spec, "--form", "normal")
+        assert ran.returncode == 2 and ran.stdout == "" and len(ran.stderr.strip().splitlines()) == 1
+        assert words in ran.stderr
+
+
+@pytest.mark.slow
+def test_the_default_sheriff_is_answered(gbt):
+    """18,729 complementary pairs, about 5,000 pivots."""
+    answer = equilibria.solve("sheriff", "lcp")
+    assert answer.nash_conv <= 1e-9
+    assert max_regret(answer.sequence_form.game, answer.sequence_form, answer.behaviors) <= 1e-9

@@ -31,6 +31,7 @@ from ..formulations.sequence_form_lcp import SequenceFormLCP, sequence_form_lcp,
 from ..models.checks import OptionError
 from ..models.errors import SolveFailed
 from ..models.progress import stage
+from ..models.reduced_normal_form import NormalFormTooLarge, ReducedNormalForm, reduced_normal_form, reduced_size
 from ..models.sequence import SequenceForm
 from ..solvers import Status
 from ..solvers.lemke import (
@@ -159,6 +160,41 @@ def exact_check(sf: SequenceForm, lcp: SequenceFormLCP, basis: list[int]) -> lis
     return z
 
 
+@dataclass(frozen=True)
+class LCPProblem:
+    """What the pivots run on: the LCP of ``pivoted`` (the game's sequence form, or with
+    ``form`` normal the sequence form of its reduced normal form ``reduced``, a one-shot
+    game whose LCP is the bimatrix game's)."""
+
+    pivoted: SequenceForm
+    lcp: SequenceFormLCP
+    reduced: ReducedNormalForm | None
+
+
+#: The most cells of a reduced normal form Lemke pivots on: its LCP holds both payoff
+#: tables densely, and its one-shot tree a node per cell.
+NORMAL_CELL_LIMIT = 5_000_000
+
+
+def _reduced(sf: SequenceForm) -> ReducedNormalForm:
+    """The reduced normal form of ``sf``'s game, refused as an option error (with its size)
+    when it has more than :data:`NORMAL_CELL_LIMIT` cells or would not fit."""
+    from ..instances.registry import available_memory
+
+    size = reduced_size(sf)
+    if size.cells > NORMAL_CELL_LIMIT:
+        plans = " x ".join(f"{p:,}" for p in size.plans)
+        raise OptionError(
+            f"form normal: the reduced normal form has {plans} plans, {size.cells:,} cells; Lemke pivots on at "
+            f"most {NORMAL_CELL_LIMIT:,} (use form sequence)"
+        )
+    try:
+        with stage("the reduced normal form"):
+            return reduced_normal_form(sf, memory=available_memory(), labels=False)
+    except NormalFormTooLarge as large:
+        raise OptionError(f"form normal: {large}") from None
+
+
 class LemkeLCP(Steps):
     """The ``lcp`` route's steps: the sequence form's LCP, Lemke's pivots, the equilibrium
     read from the plans (and checked in rationals with ``exact``)."""
@@ -166,23 +202,25 @@ class LemkeLCP(Steps):
     Options = LCPOptions
     build_message = "the sequence form and its LCP"
 
-    def build(self, view: Any, options: LCPOptions) -> tuple[SequenceForm, SequenceFormLCP]:
+    def build(self, view: Any, options: LCPOptions) -> LCPProblem:
         sf = SequenceForm(view)
         if sf.num_players != 2:
             raise OptionError(
                 f"the lcp route solves two-player games; this one has {sf.num_players} players (equilibria nash)"
             )
+        reduced = None
+        if options.form == "normal":
+            reduced = _reduced(sf)
+            sf = SequenceForm(reduced.game.to_extensive())
         lcp = sequence_form_lcp(sf)
         if options.exact and lcp.size > EXACT_LIMIT:
             raise OptionError(
                 f"exact takes LCPs of at most {EXACT_LIMIT:,} pairs; this game's has {lcp.size:,} (drop exact)"
             )
-        return sf, lcp
+        return LCPProblem(sf, lcp, reduced)
 
-    def solve(
-        self, problem: tuple[SequenceForm, SequenceFormLCP], options: LCPOptions, deadline: float | None
-    ) -> LCPSolution | Outcome:
-        sf, lcp = problem
+    def solve(self, problem: LCPProblem, options: LCPOptions, deadline: float | None) -> LCPSolution | Outcome:
+        sf, lcp = problem.pivoted, problem.lcp
         t0 = time.perf_counter()
         with stage(f"Lemke's pivots on {lcp.size:,} complementary pairs"):
             try:
@@ -218,7 +256,12 @@ class LemkeLCP(Steps):
             x, y, exact = zx, zy, True
             seconds["exact_check"] = time.perf_counter() - t1
         plans = [np.maximum(x, 0.0), np.maximum(y, 0.0)]
-        behaviors = [sf.players[p].treeplex.behavior(plans[p]) for p in range(2)]
+        if problem.reduced is not None:  # plans' weights, mapped back to the tree
+            mixed = [plan[1:] / max(plan[1:].sum(), 1e-300) for plan in plans]
+            sf = problem.reduced.sequence_form
+            behaviors = problem.reduced.behaviors(mixed)
+        else:
+            behaviors = [sf.players[p].treeplex.behavior(plans[p]) for p in range(2)]
         return Outcome(
             status=Status.OPTIMAL,
             backend="lemke",
@@ -240,4 +283,4 @@ class LemkeLCP(Steps):
         )
 
 
-__all__ = ["EXACT_LIMIT", "LCPSolution", "LemkeLCP", "exact_check", "priors"]
+__all__ = ["EXACT_LIMIT", "NORMAL_CELL_LIMIT", "LCPProblem", "LCPSolution", "LemkeLCP", "exact_check", "priors"]

@@ -30,6 +30,8 @@ DEFAULT_STARTS = 20
 
 #: How ``nash --all`` lists equilibria (:mod:`equilibria.routes.nash.enumeration`).
 Enumeration = Literal["auto", "vertices", "supports", "lemke"]
+#: Which LCP the lcp route pivots on.
+LCPForm = Literal["sequence", "normal"]
 
 
 @dataclass(kw_only=True)
@@ -135,12 +137,20 @@ class LCPOptions(RouteOptions):
     seed: int | None = field(
         default=None,
         metadata={
-            "help": "start from a random covering vector drawn with this seed: another path of pivots, "
-            "often another equilibrium",
+            "help": "start from a random prior drawn with this seed instead of the uniform one: another path "
+            "of pivots, often another equilibrium",
             "range": 0,
         },
     )
     max_pivots: int | None = field(default=None, metadata={"help": "the most pivots", "range": 1})
+    form: LCPForm = field(
+        default="sequence",
+        metadata={
+            "help": "sequence: the sequence form's LCP; normal: the reduced normal form's (Lemke-Howson's "
+            "problem over plans, counted first and refused when it would not fit), its equilibrium mapped "
+            "back to the tree"
+        },
+    )
 
     def validate(self) -> None:
         if self.backend != "lemke":
