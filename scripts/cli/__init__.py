@@ -113,8 +113,7 @@ def _command(args: argparse.Namespace) -> int:
             print(f"equilibria: no answer: {one_line(str(exc))}", file=sys.stderr)
             return 1
         except EquilibriaError as exc:
-            print(f"equilibria: error: {one_line(str(exc))}", file=sys.stderr)
-            return 2
+            return _error(f"equilibria: error: {one_line(str(exc))}")
         except MemoryError:
             print("equilibria: error: out of memory; try a smaller game or parameters", file=sys.stderr)
             return 2
@@ -123,8 +122,7 @@ def _command(args: argparse.Namespace) -> int:
             return 2
         except ImportError as exc:
             # a library loaded on first use could not be mapped: memory (ulimit -v) ran out
-            print(f"equilibria: error: a library could not be loaded ({one_line(str(exc))[:200]})", file=sys.stderr)
-            return 2
+            return _error(f"equilibria: error: a library could not be loaded ({one_line(str(exc))[:200]})")
         except OSError as exc:
             name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
             print(f"equilibria: error:{name} {exc.strerror or exc}", file=sys.stderr)
@@ -145,6 +143,17 @@ def _command(args: argparse.Namespace) -> int:
             return 2
         sys.stderr.write(HELD_REPORT.getvalue())
         return code
+
+
+def _error(line: str) -> int:
+    """Print a failed command's one line and return 2, unless an ending signal came first:
+    then the failure is the interrupt's doing (a library import cut short by Ctrl-C fails
+    with an error of its own), and the command ends as interrupted."""
+    if SIGNALLED.is_set():
+        interrupted()
+        return exit_status()
+    print(line, file=sys.stderr)
+    return 2
 
 
 def _emit(text: str) -> str | None:
