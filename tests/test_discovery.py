@@ -48,13 +48,20 @@ def test_a_found_model_is_written_and_read_back(tmp_path):
     assert json.loads(again.stdout)["exploitability"] <= 1e-6
 
 
-@pytest.mark.parametrize(
-    "game, words",
-    [("generalized_kuhn:players=3,cards=5", "continuous signals"), ("leduc", "no signal form")],
-)
-def test_auto_needs_a_signal_game_it_can_read(game, words):
-    line = one_line_refusal(run_cli("threshold", game, "--model", "auto"))
-    assert words in line
+def test_auto_needs_a_signal_game_it_can_read():
+    line = one_line_refusal(run_cli("threshold", "leduc", "--model", "auto"))
+    assert "no signal form" in line
+
+
+def test_a_model_read_from_cfr_answers_a_finite_three_player_game_through_its_program():
+    """Finite signals, three players: the model read from CFR+'s profile cell by cell, its
+    located program solved from the thresholds read, the answer certified in the game."""
+    res = run_cli("threshold", "kuhn:players=3", "--model", "auto", "--epsilon", "0.01", "--json")
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)
+    assert answer["nash_conv"] <= 0.01 and answer["rows"] > 0  # a program was solved
+    assert answer["discovery"]["chosen"].startswith("found, read from CFR+'s profile")
+    assert answer["found_model"]["players"] and answer["curve"][0]["phase"].startswith("seed (CFR+'s profile")
 
 
 def test_a_generated_endgame_needing_removed_regions_is_answered():

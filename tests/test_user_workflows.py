@@ -157,8 +157,8 @@ def test_an_interrupted_sweep_leaves_only_what_it_resumes_from(delay, tmp_path):
 )
 def test_a_mip_solve_reports_nodes_incumbent_and_bound_every_five_seconds(backend, words):
     res = run_cli(
-        "threshold", "generalized_kuhn:players=3,cards=6", "--backend", backend, "--epsilon", "0.01",
-        "--time-limit", "15",
+        "threshold", "generalized_kuhn:players=3,cards=6", "--model", "standard", "--backend", backend,
+        "--epsilon", "0.01", "--time-limit", "15",
     )  # fmt: skip
     line = next(line for line in res.stderr.splitlines() if words in line)
     assert " nodes, " in line and ("incumbent" in line)

@@ -184,7 +184,17 @@ def report_lines(sol: ThresholdSolution) -> list[str]:
 def _discovery_lines(sol: ThresholdSolution) -> list[str]:
     """How a model found from the game (``--model auto``) was found, and what it is."""
     lines: list[str] = []
-    if sol.discovery:
+    if sol.discovery and "chosen" in sol.discovery:  # finite signals, three or more players
+        tried = "; ".join(
+            f"{t['model']} ({t['change']}): "
+            + (t["outcome"] if "outcome" in t else f"NashConv {t['nash_conv']:.1e} at the thresholds read")
+            for t in sol.discovery["attempts"]
+        )
+        lines.append(f"model chosen    {sol.discovery['chosen']}")
+        lines.append(f"  tried         {tried}")
+        if not sol.discovery["chosen"].startswith("found"):
+            return lines
+    elif sol.discovery:
         tries = sol.discovery["attempts"]
         relation = ", ".join(f"{k} {v}" for k, v in sol.discovery["relation"].items()) or "no shipped models"
         if sol.program is None:
@@ -198,6 +208,7 @@ def _discovery_lines(sol: ThresholdSolution) -> list[str]:
                 f"found           after {plural(len(tries), 'program')} ({tries[-1]['signals']} signals read, "
                 f"{plural(tries[-1]['repair'], 'repair')}); against the shipped models: {relation}"
             )
+    if sol.discovery:
         for p in range(sol.game.num_players):
             plans = " | ".join(", ".join(f"{k or 'root'}: {v}" for k, v in r.items()) for r in sol.model.regions[p])
             lines.append(f"  player {p + 1} regions  {plans}")

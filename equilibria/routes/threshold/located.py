@@ -285,8 +285,15 @@ def solve_located(
     deadline: float | None = None,
     verbose: bool = False,
     method: str | None = None,
+    start: tuple[dict[str, float], str] | None = None,
 ) -> LocatedOutcome:
     """Run the rounds (module docstring) and return the best certified answer.
+
+    ``start`` replaces CFR+'s seed by thresholds known to lie near an equilibrium (signal
+    index units by name, as :func:`~equilibria.models.parametric.fit_thresholds` gives
+    them) and the words that say where they come from: a model read from a profile starts
+    where that profile is, and the first round refines those locations in a box as wide as
+    their certified NashConv warrants.
 
     ``epsilon`` is the NashConv to reach (default 0.05 unless ``breakpoints`` is given
     without it: then one round on that grid, as a sweep over breakpoints wants);
@@ -322,7 +329,7 @@ def solve_located(
     if target is not None:
         # the seed: where CFR+'s profile puts the thresholds, a guess that narrows the search
         # (one program on a given grid searches everywhere, as a sweep over breakpoints wants)
-        seed, record = _seed(call, target)
+        seed, record = _seed(call, target) if start is None else _given_seed(call, *start)
         history.append(record)
     run: Anytime[_Best] = Anytime(deadline=deadline, max_rounds=max_rounds, target=target)
     state = _State.start(seed, breakpoints if breakpoints is not None else FIRST_ROUND_BREAKPOINTS, run)
@@ -342,22 +349,35 @@ def _seed(call: _Call, target: float) -> tuple[_Seed, Round]:
     with stage("seeding with CFR+"):
         plans, seed_nc, iterations = seed_profile(call.sequence_form, target=SEED_TARGET * target, seconds=budget)
         guess = fit_thresholds(game, model, call.finite, call.extensive, call.sequence_form, plans)
-    c = np.asarray(game.breakpoints, dtype=float)
-    guessed = tuple(
-        [
-            float(np.interp(guess[k], np.arange(call.signals + 1.0), c))
-            for k in model.threshold_names
-            if model.threshold_owner(k)[0] == p
-        ]
-        for p in range(game.num_players)
-    )
-    fitted = call.certified(guessed)
+    fitted = call.certified(_in_signal_units(call, guess))
     record = Round.seed(
         f"seed (CFR+, {iterations} iterations, NashConv {seed_nc:.1e}; thresholds fitted)",
         time.perf_counter() - t_seed,
         fitted,
     )
     return _Seed(guess, seed_nc, fitted), record
+
+
+def _given_seed(call: _Call, guess: dict[str, float], source: str) -> tuple[_Seed, Round]:
+    """Round 0 from thresholds given (``solve_located``'s ``start``): certified as they are."""
+    t_seed = time.perf_counter()
+    fitted = call.certified(_in_signal_units(call, guess))
+    record = Round.seed(f"seed ({source}; thresholds as read)", time.perf_counter() - t_seed, fitted)
+    return _Seed(dict(guess), fitted, fitted), record
+
+
+def _in_signal_units(call: _Call, guess: dict[str, float]) -> tuple[list[float], ...]:
+    """Thresholds by name in signal index units as each player's list in signal values."""
+    c = np.asarray(call.game.breakpoints, dtype=float)
+    model = call.model
+    return tuple(
+        [
+            float(np.interp(guess[k], np.arange(call.signals + 1.0), c))
+            for k in model.threshold_names
+            if model.threshold_owner(k)[0] == p
+        ]
+        for p in range(call.game.num_players)
+    )
 
 
 def _round(call: _Call, state: _State, history: list[Round], index: int) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...core.processes import pool_deaf_to_ctrl_c, quiet_resource_tracker
 from ...core.skeleton import Steps
-from ...formulations.threshold_milfp import ThresholdProgram, check_product_options, threshold_milfp
+from ...formulations.threshold_milfp import DEFAULT_EPSILON, ThresholdProgram, check_product_options, threshold_milfp
 from ...instances.bayesian_games import model_sets, resolve_model, standard_models
 from ...models import checks
 from ...models.bayesian import BayesianGame
@@ -188,7 +188,9 @@ def threshold_answer(
     Finite signals with three or more players are solved by the located program in
     rounds (:mod:`equilibria.routes.threshold.located`): ``epsilon`` is the certified NashConv to reach,
     ``breakpoints`` the first round's points per square, ``rounds`` the most rounds, and
-    the answer's ``curve`` lists every round. ``time_limit`` bounds the whole call (build,
+    the answer's ``curve`` lists every round; with no model named, or ``auto``, a model
+    read from CFR+'s profile takes over when the shipped one does not answer
+    (:func:`_solve_finite_many`). ``time_limit`` bounds the whole call (build,
     every round's solve and certificate). ``method`` picks among a backend's MIP solvers
     (OR-Tools: ``scip`` or ``cp_sat``).
 
@@ -216,7 +218,7 @@ def threshold_answer(
     )
     t0 = time.perf_counter()
     game = _signal_game(spec, certificate)
-    if isinstance(model, str) and model == "auto":
+    if isinstance(model, str) and model == "auto" and not (game.finite and game.num_players > 2):
         return _solve_auto(
             game, backend=backend, cells=cells, time_limit=time_limit, t0=t0, certificate=certificate, epsilon=epsilon
         )
@@ -350,20 +352,10 @@ def _solve_one_model(
     threshold program, solved again with a best-response row per signal when a finite
     game's answer is exploitable without them."""
     defaulted = model is None
-    model = resolve_model(game, model)
     get_backend(how.backend)  # an unknown backend is bad input: say so before any work starts
     if game.finite and game.num_players > 2:
-        return _solve_located(
-            game,
-            model,
-            backend=how.backend,
-            **how.shape,
-            rounds=rounds,
-            deadline=None if how.time_limit is None else t0 + how.time_limit,
-            verbose=how.verbose,
-            t0=t0,
-            method=how.method,
-        )
+        return _solve_finite_many(game, model, rounds, how, t0)
+    model = resolve_model(game, model)
     if rounds is not None:
         raise checks.OptionError("rounds apply to finite signals with three or more players (the located program)")
     program = _threshold_program(game, model, how, defaulted)
@@ -372,6 +364,65 @@ def _solve_one_model(
     if answer.is_equilibrium or not game.finite or program.every_signal:
         return answer
     return _solve_every_signal(game, model, answer, indicators, how, t0)
+
+
+#: Finite signals, three or more players, no model named: the share of the time limit
+#: (or the seconds, without one) the shipped model's rounds may take before a model is
+#: read from the game instead.
+SHIPPED_SHARE = 0.4
+SHIPPED_SECONDS = 30.0
+
+
+def _solve_finite_many(
+    game: BayesianGame, model: str | ParametricModel | None, rounds: int | None, how: _Settings, t0: float
+) -> ThresholdSolution:
+    """Finite signals, three or more players: the located program's rounds. With no model
+    named, the shipped model's rounds first, for :data:`SHIPPED_SHARE` of the time limit;
+    when they end without an answer within epsilon, and with ``auto``, a model read from
+    CFR+'s profile (:func:`~equilibria.routes.threshold.discovery.choose_finite_start`),
+    whose rounds start from its thresholds there. The answer's ``discovery`` says which
+    model answered and what was tried."""
+    from ...core.anytime import TimeLimitReached
+    from .discovery import FOUND_BREAKPOINTS, choose_finite_start
+
+    deadline = None if how.time_limit is None else t0 + how.time_limit
+    target = how.epsilon or DEFAULT_EPSILON
+    located = functools.partial(
+        _solve_located, game, backend=how.backend, rounds=rounds, verbose=how.verbose, t0=t0, method=how.method
+    )
+    if model is not None and model != "auto":
+        return located(resolve_model(game, model), **how.shape, deadline=deadline)
+    tried: list[dict] = []
+    fallback = None
+    if model is None:
+        shipped = resolve_model(game, None)
+        share = SHIPPED_SECONDS if how.time_limit is None else SHIPPED_SHARE * how.time_limit
+        try:
+            fallback = located(shipped, **how.shape, deadline=t0 + share)
+            outcome = f"NashConv {float(fallback.nash_conv or 0.0):.1e}"
+        except (TimeLimitReached, ModelInfeasible) as stopped:
+            outcome = str(stopped)
+        tried.append({"model": shipped.name, "change": "shipped", "outcome": outcome})
+        if fallback is not None and fallback.nash_conv is not None and fallback.nash_conv <= target:
+            fallback.discovery = {"attempts": tried, "relation": {}, "chosen": f"shipped ({shipped.name})"}
+            return fallback
+    left = None if deadline is None else deadline - time.perf_counter()
+    chosen = choose_finite_start(game, [], epsilon=target, time_limit=left)
+    shape = dict(how.shape)
+    if how.breakpoints is None:
+        shape["breakpoints"] = FOUND_BREAKPOINTS
+    try:
+        answer = located(chosen.model, **shape, deadline=deadline, start=(chosen.guess, chosen.source))
+    except (TimeLimitReached, ModelInfeasible):
+        if fallback is None:
+            raise
+        answer = fallback
+    answer.discovery = {
+        "attempts": tried + chosen.attempts,
+        "relation": {},
+        "chosen": f"found, {chosen.model.description}" if answer is not fallback else "shipped, above epsilon",
+    }
+    return answer
 
 
 def _threshold_program(game: BayesianGame, model: ParametricModel, how: _Settings, defaulted: bool) -> ThresholdProgram:
@@ -592,6 +643,7 @@ def _solve_located(
     verbose: bool,
     t0: float,
     method: str | None = None,
+    start: tuple[dict[str, float], str] | None = None,
 ) -> ThresholdSolution:
     """The located program's rounds (:mod:`equilibria.routes.threshold.located`), certified as any answer."""
     from ...core.anytime import rounds_table
@@ -614,6 +666,7 @@ def _solve_located(
         deadline=deadline,
         verbose=verbose,
         method=method,
+        start=start,
     )
     t1 = time.perf_counter()
     answer = _certified(
