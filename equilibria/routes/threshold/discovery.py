@@ -485,62 +485,37 @@ def search_many(
     return found
 
 
-#: Finite signals, three or more players: most seconds of CFR+ before a model is chosen,
-#: and the share of the time limit it may take.
+#: Finite signals, three or more players: most seconds of CFR+ before a model is read, and
+#: the share of the time left it may take.
 FINITE_CFR_SECONDS = 30.0
 FINITE_CFR_SHARE = 0.3
-#: Breakpoints per square of a found model's rounds: its first program starts in a box
+#: Breakpoints per square of a read model's rounds: its first program starts in a box
 #: around thresholds read from a profile near an equilibrium, where a chord per square
 #: (a program without binaries) is close enough, and the rounds' boxes shrink from there;
 #: nine breakpoints gave HiGHS no incumbent in two minutes on three-player G_6.
 FOUND_BREAKPOINTS = 2
-#: A shipped model whose thresholds fitted to CFR+'s profile are within this factor of the
-#: model read from it (or within epsilon) is the one the rounds start from.
-SHIPPED_FACTOR = 10.0
 
 
 @dataclass(frozen=True)
 class FiniteStart:
-    """What the located rounds of a finite game of three or more players start from: the
-    model (shipped or read), its thresholds in the CFR+ profile (signal index units, by
-    name), the profile's words, whether the model was read, and every candidate weighed."""
+    """Where the located rounds of a finite game of three or more players start with a
+    model read from the game: the model, its thresholds in CFR+'s profile (signal index
+    units, by name), the profile in words, and the reading's record."""
 
     model: ParametricModel
     guess: dict[str, float]
     source: str
-    found: bool
     attempts: list[dict]
 
 
-def _guess_nash_conv(
-    game: BayesianGame, model: ParametricModel, finite: FiniteSignalGame, efg: Any, sf: Any, guess: dict[str, float]
-) -> float:
-    """The exact NashConv, in the finite game, of ``model`` at the thresholds ``guess``."""
-    from ...models.best_response import certify
-
-    c = np.asarray(game.breakpoints, dtype=float)
-    points = np.arange(len(c), dtype=float)
-    thresholds = tuple(
-        [float(np.interp(guess[k], points, c)) for k in model.threshold_names if model.threshold_owner(k)[0] == p]
-        for p in range(game.num_players)
-    )
-    behaviors = finite.behavior_from_plans(project(game, model, thresholds, finite), efg, sf)
-    return float(certify(sf, behaviors).nash_conv)
-
-
-def choose_finite_start(
-    game: BayesianGame, shipped: list[ParametricModel], *, epsilon: float, time_limit: float | None
-) -> FiniteStart:
-    """The model and thresholds the located rounds of a finite game with three or more
-    players start from. CFR+ runs once (at most :data:`FINITE_CFR_SECONDS`, or
-    :data:`FINITE_CFR_SHARE` of the time limit); each shipped model's thresholds are
-    fitted to its profile, and a model is read from the profile cell by cell
-    (:func:`read_cell_model`); every candidate is certified exactly at its thresholds, and
-    the one closest to an equilibrium (least NashConv) is chosen, a shipped one on ties.
-    A shipped model that no equilibrium follows is far from CFR+'s profile, and so loses to
-    the model read."""
+def read_finite_start(game: BayesianGame, *, epsilon: float, time_limit: float | None) -> FiniteStart:
+    """A model read from CFR+'s profile of a finite game with three or more players, and
+    the thresholds to start its located rounds from. CFR+ runs to a tenth of ``epsilon``
+    for at most :data:`FINITE_CFR_SECONDS` (or :data:`FINITE_CFR_SHARE` of
+    ``time_limit``); the profile is read signal by signal (:func:`read_cell_model`), and
+    the thresholds read are certified exactly for the record."""
     from ...core.anytime import seed_profile
-    from ...models.parametric import fit_thresholds
+    from ...models.best_response import certify
     from ...models.progress import stage
     from ...models.sequence import SequenceForm
     from ...models.strategy import behavior_from_realization
@@ -552,35 +527,26 @@ def choose_finite_start(
     with stage(f"CFR+ on the game ({efg.num_nodes:,} nodes)"):
         realization, cfr_nash_conv, iterations = seed_profile(sf, target=epsilon / 10, seconds=seconds)
     source = f"CFR+'s profile, {iterations} iterations, NashConv {cfr_nash_conv:.1e}"
-    candidates: list[tuple[float, int, ParametricModel, dict[str, float], bool]] = []
-    attempts: list[dict] = []
-    for index, model in enumerate(shipped):
-        guess = fit_thresholds(game, model, finite, efg, sf, realization)
-        nash_conv = _guess_nash_conv(game, model, finite, efg, sf, guess)
-        candidates.append((nash_conv, index, model, guess, False))
-        attempts.append({"model": model.name, "change": "shipped, thresholds fitted", "nash_conv": nash_conv})
     behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
-    read, cuts = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "found")
-    read = dataclasses.replace(read, description=f"read from {source}")
-    guess = {f"{p + 1}.{j + 1}": c for p in range(game.num_players) for j, c in enumerate(cuts[p])}
-    nash_conv = _guess_nash_conv(game, read, finite, efg, sf, guess)
-    candidates.append((nash_conv, len(shipped), read, guess, True))
-    attempts.append(
-        {
-            "model": "found",
-            "change": "read cell by cell",
-            "regions": [len(r) for r in read.regions],
-            "nash_conv": nash_conv,
-            "cfr_iterations": iterations,
-            "cfr_nash_conv": float(cfr_nash_conv),
-        }
+    model, cuts = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "found")
+    model = dataclasses.replace(model, description=f"read from {source}")
+    strategies = project(
+        game,
+        model,
+        tuple(np.interp(c, np.arange(len(game.breakpoints)), game.breakpoints).tolist() for c in cuts),
+        finite,
     )
-    # a shipped model close enough to the profile is kept: near epsilon, or within a
-    # factor of the model read (which follows the profile cell by cell, noise included)
-    read_nash_conv = candidates[-1][0]
-    kept = [c for c in candidates[:-1] if c[0] <= max(epsilon, SHIPPED_FACTOR * read_nash_conv)]
-    best = min(kept, key=lambda c: (c[0], c[1])) if kept else candidates[-1]
-    return FiniteStart(best[2], best[3], source, best[4], attempts)
+    nash_conv = float(certify(sf, finite.behavior_from_plans(strategies, efg, sf)).nash_conv)
+    guess = {f"{p + 1}.{j + 1}": c for p in range(game.num_players) for j, c in enumerate(cuts[p])}
+    attempt = {
+        "model": "found",
+        "change": "read signal by signal",
+        "regions": [len(r) for r in model.regions],
+        "nash_conv": nash_conv,
+        "cfr_iterations": iterations,
+        "cfr_nash_conv": float(cfr_nash_conv),
+    }
+    return FiniteStart(model, guess, source, [attempt])
 
 
 def search(

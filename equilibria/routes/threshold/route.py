@@ -379,11 +379,11 @@ def _solve_finite_many(
     """Finite signals, three or more players: the located program's rounds. With no model
     named, the shipped model's rounds first, for :data:`SHIPPED_SHARE` of the time limit;
     when they end without an answer within epsilon, and with ``auto``, a model read from
-    CFR+'s profile (:func:`~equilibria.routes.threshold.discovery.choose_finite_start`),
+    CFR+'s profile (:func:`~equilibria.routes.threshold.discovery.read_finite_start`),
     whose rounds start from its thresholds there. The answer's ``discovery`` says which
     model answered and what was tried."""
     from ...core.anytime import TimeLimitReached
-    from .discovery import FOUND_BREAKPOINTS, choose_finite_start
+    from .discovery import FOUND_BREAKPOINTS, read_finite_start
 
     deadline = None if how.time_limit is None else t0 + how.time_limit
     target = how.epsilon or DEFAULT_EPSILON
@@ -407,7 +407,7 @@ def _solve_finite_many(
             fallback.discovery = {"attempts": tried, "relation": {}, "chosen": f"shipped ({shipped.name})"}
             return fallback
     left = None if deadline is None else deadline - time.perf_counter()
-    chosen = choose_finite_start(game, [], epsilon=target, time_limit=left)
+    chosen = read_finite_start(game, epsilon=target, time_limit=left)
     shape = dict(how.shape)
     if how.breakpoints is None:
         shape["breakpoints"] = FOUND_BREAKPOINTS
