@@ -413,9 +413,15 @@ def _solve_finite_many(
         shape["breakpoints"] = FOUND_BREAKPOINTS
     try:
         answer = located(chosen.model, **shape, deadline=deadline, start=(chosen.guess, chosen.source))
-    except (TimeLimitReached, ModelInfeasible):
+    except (TimeLimitReached, ModelInfeasible) as stopped:
         if fallback is None:
-            raise
+            # say what was tried: the shipped model's rounds, then the model read
+            regions = ", ".join(str(len(r)) for r in chosen.model.regions)
+            before = f"the shipped model gave none ({tried[0]['outcome']}); " if tried else ""
+            message = f"{before}the model read from {chosen.source} ({regions} regions): {stopped}"
+            if isinstance(stopped, TimeLimitReached):
+                raise TimeLimitReached(message, stopped.rounds) from None
+            raise ModelInfeasible(message) from None
         answer = fallback
     answer.discovery = {
         "attempts": tried + chosen.attempts,
