@@ -124,11 +124,11 @@ def tracing_start(
     information set, reached or not, and the empty one), ``w_j`` for the other sequences,
     the same for player 2 against ``x0``, and every ``u`` and ``v``."""
     x0, y0 = priors
-    d = np.concatenate([-(lcp.A @ y0), -(lcp.B.T @ x0), np.zeros(lcp.size - lcp.offsets[2])])
-    d = np.maximum(d, 0.0)  # -0.0 and rounding: the blocks are nonpositive
-    n = lcp.size
     # chance-weighted payoffs a sequence meets against the prior, as the best response reads them
     against = (lcp.A @ y0, lcp.B.T @ x0)
+    d = np.concatenate([-against[0], -against[1], np.zeros(lcp.size - lcp.offsets[2])])
+    d = np.maximum(d, 0.0)  # -0.0 and rounding: the blocks are nonpositive
+    n = lcp.size
     basis = []
     for p in range(2):
         _, pure = sf.players[p].treeplex.best_response(against[p])

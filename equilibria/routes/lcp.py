@@ -111,22 +111,17 @@ def _pivots(sf: SequenceForm, lcp: SequenceFormLCP, seed: int | None, **limits: 
     """Lemke's path from the prior ``seed`` names, and the prior's name. The uniform prior
     whose best responses tie so that no covering vector mends the first basis gives way
     to one a little off uniform (:data:`TIE_BREAK`)."""
-    starts = (
-        [(seed, 0.5, f"random prior, seed {seed}")]
-        if seed is not None
-        else [
-            (None, 0.0, "uniform prior"),
-            (0, TIE_BREAK, f"uniform prior moved by {TIE_BREAK:g} (its best responses tie)"),
-        ]
-    )
-    for index, (draw, spread, name) in enumerate(starts):
+
+    def run(draw: int | None, spread: float) -> LemkeResult:
         d, first = tracing_start(lcp, sf, priors(sf, draw, spread))
-        try:
-            return lemke(lcp.M, lcp.q, d, free=lcp.free, basis=first, **limits), name
-        except StartNotCovered:
-            if index + 1 == len(starts):
-                raise
-    raise AssertionError("unreachable")
+        return lemke(lcp.M, lcp.q, d, free=lcp.free, basis=first, **limits)
+
+    if seed is not None:
+        return run(seed, 0.5), f"random prior, seed {seed}"
+    try:
+        return run(None, 0.0), "uniform prior"
+    except StartNotCovered:
+        return run(0, TIE_BREAK), f"uniform prior moved by {TIE_BREAK:g} (its best responses tie)"
 
 
 def exact_check(sf: SequenceForm, lcp: SequenceFormLCP, basis: list[int]) -> list[Fraction]:

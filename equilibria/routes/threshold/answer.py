@@ -187,7 +187,7 @@ def _discovery_lines(sol: ThresholdSolution) -> list[str]:
     if sol.discovery and "chosen" in sol.discovery:  # finite signals, three or more players
         tried = "; ".join(
             f"{t['model']} ({t['change']}): "
-            + (t["outcome"] if "outcome" in t else f"NashConv {t['nash_conv']:.1e} at the thresholds read")
+            + (t["outcome"] if "outcome" in t else f"{', '.join(map(str, t['regions']))} regions")
             for t in sol.discovery["attempts"]
         )
         lines.append(f"model chosen    {sol.discovery['chosen']}")

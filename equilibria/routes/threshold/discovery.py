@@ -512,10 +512,9 @@ def read_finite_start(game: BayesianGame, *, epsilon: float, time_limit: float |
     """A model read from CFR+'s profile of a finite game with three or more players, and
     the thresholds to start its located rounds from. CFR+ runs to a tenth of ``epsilon``
     for at most :data:`FINITE_CFR_SECONDS` (or :data:`FINITE_CFR_SHARE` of
-    ``time_limit``); the profile is read signal by signal (:func:`read_cell_model`), and
-    the thresholds read are certified exactly for the record."""
+    ``time_limit``); the profile is read signal by signal (:func:`read_cell_model`). The
+    rounds' seed certifies the thresholds read."""
     from ...core.anytime import seed_profile
-    from ...models.best_response import certify
     from ...models.progress import stage
     from ...models.sequence import SequenceForm
     from ...models.strategy import behavior_from_realization
@@ -530,19 +529,11 @@ def read_finite_start(game: BayesianGame, *, epsilon: float, time_limit: float |
     behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
     model, cuts = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "found")
     model = dataclasses.replace(model, description=f"read from {source}")
-    strategies = project(
-        game,
-        model,
-        tuple(np.interp(c, np.arange(len(game.breakpoints)), game.breakpoints).tolist() for c in cuts),
-        finite,
-    )
-    nash_conv = float(certify(sf, finite.behavior_from_plans(strategies, efg, sf)).nash_conv)
     guess = {f"{p + 1}.{j + 1}": c for p in range(game.num_players) for j, c in enumerate(cuts[p])}
     attempt = {
         "model": "found",
         "change": "read signal by signal",
         "regions": [len(r) for r in model.regions],
-        "nash_conv": nash_conv,
         "cfr_iterations": iterations,
         "cfr_nash_conv": float(cfr_nash_conv),
     }
