@@ -119,8 +119,8 @@ def test_a_row_without_variables_that_cannot_hold_is_infeasible():
 
 
 def test_three_players_a_model_is_read_within_the_nash_conv_asked():
-    """kuhn_continuous with three players ships no model: CFR+ on 20 cells, read cell by
-    cell, certified by exact best responses (tested against quadrature and ever finer
+    """kuhn_continuous with three players ships no model: CFR+ on 20 cells, read band by
+    band, certified by exact best responses (tested against quadrature and ever finer
     cells) within the NashConv asked."""
     found = discover_model("kuhn_continuous:players=3", epsilon=5e-3)
     assert found.answer is not None, found.attempts
@@ -129,9 +129,29 @@ def test_three_players_a_model_is_read_within_the_nash_conv_asked():
     assert answer.nash_conv <= 5e-3 and answer.is_equilibrium
     assert sum(answer.payoffs) == pytest.approx(0.0, abs=1e-12)  # no rake: zero-sum
     assert answer.program is None and found.attempts[0]["signals"] == 20
+    assert found.attempts[0]["change"] == "read band by band"
+    # a band keeps each history's mixture in one piece: one region per plan change, where
+    # the same profile read cell by cell alternates once per cell of every mixed band
+    assert max(found.attempts[0]["regions"]) <= 10, found.attempts
     # a looser reading is no equilibrium at a tighter target
     answer.target_nash_conv = answer.nash_conv / 2
     assert not answer.is_equilibrium
+
+
+def test_a_band_reading_keeps_each_history_s_mixed_mass():
+    """Read band by band, a history's action masses over a band of mixed cells are those of
+    the profile; only their order inside the band changes."""
+    import numpy as np
+
+    from equilibria.routes.threshold.discovery import _history_steps
+
+    edges = np.linspace(0.0, 1.0, 5)
+    # two plans at one history: plan 0 takes action 0, plan 1 action 1; cells 1 and 2 mix
+    probs = np.array([[1.0, 0.0], [0.3, 0.7], [0.5, 0.5], [0.0, 1.0]])
+    steps = _history_steps(probs, np.array([0, 1]), edges)
+    assert [a for _, a in steps] == [0, 1]
+    # action 0: all of cell 0 and 0.3 + 0.5 of a cell's width in the band
+    assert steps[1][0] == pytest.approx(0.25 + 0.8 * 0.25)
 
 
 @pytest.mark.slow

@@ -383,7 +383,8 @@ def read_cell_model(
     decreasing probability; neighbouring pieces of one plan form a region. Cell by cell
     and not band by band, because with three or more players a band in which one player
     mixes can hold another player's threshold, and moving the mixture's plans across the
-    band moves what that player faces."""
+    band moves what that player faces (:func:`read_band_model` bands each history
+    alone, which that concern spares where it holds; both are tried)."""
     edges = finite.cell_edges if finite.cell_edges is not None else np.arange(finite.sizes[0] + 1.0)
     regions: list[list[int]] = []
     cuts: list[list[float]] = []
@@ -418,6 +419,109 @@ def read_cell_model(
     return model, tuple(cuts)
 
 
+#: Own reach of a history below which a signal's action there is free (the signal does not
+#: get there).
+REACH_FLOOR = 0.02
+
+
+def _history_steps(plan_probs: np.ndarray, acts: np.ndarray, edges: np.ndarray) -> list[tuple[float, int]]:
+    """One history's action along the signal line, as (start, action) steps, from the
+    plan probabilities ``plan_probs`` (cells x plans) and the action ``acts[q]`` each plan
+    takes there (-1: the plan does not get there). A run of cells that mix (a band) keeps
+    each action's total mass and plays it in one piece: the action the cell below ended
+    with first, the one the cell above starts with last, the others by decreasing mass."""
+    reach = plan_probs[:, acts >= 0].sum(axis=1)
+    num_actions = int(acts.max()) + 1
+    mix = np.stack([plan_probs[:, acts == a].sum(axis=1) for a in range(num_actions)], axis=1)
+    mix = mix / np.maximum(reach, 1e-300)[:, None]
+    mix = np.where(mix >= MIX_FLOOR, mix, 0.0)
+    mix = mix / np.maximum(mix.sum(axis=1), 1e-300)[:, None]
+    reached = reach >= REACH_FLOOR
+    pure = reached & (mix.max(axis=1) >= 1.0 - 1e-9)
+    steps: list[tuple[float, int]] = []
+
+    def play(start: float, action: int) -> None:
+        if not steps:
+            steps.append((float(edges[0]), action))
+        elif steps[-1][1] != action:
+            steps.append((start, action))
+
+    s, cells = 0, plan_probs.shape[0]
+    while s < cells:
+        if not reached[s]:
+            s += 1
+            continue
+        if pure[s]:
+            play(float(edges[s]), int(np.argmax(mix[s])))
+            s += 1
+            continue
+        first = s
+        while s < cells and not pure[s]:
+            s += 1
+        inside = [c for c in range(first, s) if reached[c]]
+        mass = sum(mix[c] * (edges[c + 1] - edges[c]) for c in inside)
+        before = steps[-1][1] if steps else None
+        after = int(np.argmax(mix[s])) if s < cells else None
+        order = sorted((a for a in range(num_actions) if mass[a] > 0), key=lambda a: -mass[a])
+        if after in order:
+            order.remove(after)
+            order.append(after)
+        if before in order:
+            order.remove(before)
+            order.insert(0, before)
+        start, width = float(edges[first]), float(edges[s] - edges[first])
+        for a in order:
+            play(start, a)
+            start += width * float(mass[a] / mass.sum())
+    if not steps:
+        steps.append((float(edges[0]), 0))
+    return steps
+
+
+def read_band_model(
+    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str
+) -> tuple[ParametricModel, tuple[list[float], ...]]:
+    """The model a discretised profile ``plans`` (per player, cells x plans) follows
+    history by history: at each of a player's histories the cells that mix between actions
+    form bands, and a band keeps each action's mass but plays it in one piece
+    (:func:`_history_steps`). Where a player is indifferent across a band, as a caller is
+    between the bettor's value bets and bluffs, CFR+ mixes in every cell of it and a
+    reading cell by cell alternates the actions once per cell; the opponents that face the
+    history have no signal inside the band, so only the mass matters to them. A region is
+    a run of signals with one action at every history; its plan is the game's plan that
+    takes those actions where it gets."""
+    edges = finite.cell_edges if finite.cell_edges is not None else np.arange(finite.sizes[0] + 1.0)
+    tree = game.tree
+    regions: list[list[int]] = []
+    cuts: list[list[float]] = []
+    for p in range(game.num_players):
+        acts = tree.plan_actions(p)  # (plans, nodes)
+        nodes = tree.decision_nodes(p)
+        steps = {v: _history_steps(np.asarray(plans[p], dtype=float), acts[:, v], edges) for v in nodes}
+        starts = sorted({x for st in steps.values() for x, _ in st})
+        sequence: list[int] = []
+        at: list[float] = []
+        for x in starts:
+            chosen = {v: next(a for y, a in reversed(st) if y <= x) for v, st in steps.items()}
+            matches = (acts[:, nodes] == np.array([chosen[v] for v in nodes])) | (acts[:, nodes] < 0)
+            q = int(np.flatnonzero(matches.all(axis=1))[0])
+            if not sequence or sequence[-1] != q:
+                if sequence:
+                    at.append(x)
+                sequence.append(q)
+        regions.append(sequence)
+        cuts.append(at)
+    players = range(game.num_players)
+    model = ParametricModel(
+        name,
+        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in players),
+        order=_order_by_position({f"{p + 1}.{j + 1}": c for p in players for j, c in enumerate(cuts[p])}),
+        game=game.name,
+        description=f"read band by band from the game's CFR+ profile on {finite.sizes[0]} cells",
+    )
+    return model, tuple(cuts)
+
+
 def search_many(
     game: BayesianGame,
     certify: Callable[..., Any],
@@ -428,7 +532,8 @@ def search_many(
     seconds: float = CFR_SECONDS,
 ) -> Discovery:
     """Find a model of a continuous signal game of three or more players: CFR+ on ever finer
-    discretisations, each profile read cell by cell (:func:`read_cell_model`) and
+    discretisations, each profile read band by band (:func:`read_band_model`) and, when
+    that certifies above ``epsilon``, cell by cell (:func:`read_cell_model`), and
     ``certify(game, model, thresholds)`` certifying the thresholds read by exact best
     responses, until its NashConv is at most ``epsilon``. No threshold program is solved:
     with products of the other players' masses, a program over as many regions as the
@@ -460,28 +565,31 @@ def search_many(
         with stage(f"CFR+ on {cells} cells ({efg.num_nodes:,} nodes)"):
             realization, cfr_nash_conv, iterations = seed_profile(sf, target=epsilon / 10, seconds=budget)
         behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
-        model, thresholds = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "auto")
-        answer = certify(game, model, thresholds, epsilon)
-        nash_conv = float(answer.nash_conv)
-        found.attempts.append(
-            {
-                "signals": cells,
-                "repair": 0,
-                "change": "read cell by cell",
-                "regions": [len(r) for r in model.regions],
-                "outcome": "equilibrium" if nash_conv <= epsilon else "exploitable",
-                "exploitability": float(answer.exploitability),
-                "nash_conv": nash_conv,
-                "cfr_iterations": iterations,
-                "cfr_nash_conv": float(cfr_nash_conv),
-            }
-        )
-        if closest is None or nash_conv < closest:
-            closest, found.model = nash_conv, model
-        if nash_conv <= epsilon:
-            found.answer = answer
-            found.relation = relation_to_shipped(game, model)
-            break
+        plans = plans_from_behavior(finite, efg, sf, behaviors)
+        # band by band first: far fewer regions; cell by cell where the bands certify above epsilon
+        for change, reader in (("read band by band", read_band_model), ("read cell by cell", read_cell_model)):
+            model, thresholds = reader(game, finite, plans, "auto")
+            answer = certify(game, model, thresholds, epsilon)
+            nash_conv = float(answer.nash_conv)
+            found.attempts.append(
+                {
+                    "signals": cells,
+                    "repair": 0,
+                    "change": change,
+                    "regions": [len(r) for r in model.regions],
+                    "outcome": "equilibrium" if nash_conv <= epsilon else "exploitable",
+                    "exploitability": float(answer.exploitability),
+                    "nash_conv": nash_conv,
+                    "cfr_iterations": iterations,
+                    "cfr_nash_conv": float(cfr_nash_conv),
+                }
+            )
+            if closest is None or nash_conv < closest:
+                closest, found.model = nash_conv, model
+            if nash_conv <= epsilon:
+                found.answer = answer
+                found.relation = relation_to_shipped(game, model)
+                return found
     return found
 
 
