@@ -5,6 +5,7 @@ and against OpenSpiel's NashConv of the same profile."""
 
 import json
 
+import numpy as np
 import pyomo.environ as pyo
 import pytest
 
@@ -198,3 +199,67 @@ def test_promise_falls_as_breakpoints_grow_like_one_over_k_squared():
     assert promised[3] > promised[5] > promised[9] > promised[17]
     # two-factor products: the interpolation error scales as 1/(k-1)^2
     assert promised[5] / promised[9] == pytest.approx(4.0, rel=1e-9)
+
+
+def _evaluate_at(program, game, where):
+    """Every variable of an exact-products program at thresholds ``where`` (name: position):
+    CDFs, masses and products follow from the thresholds, in the order they are defined."""
+    from pyomo.core.expr.visitor import identify_variables
+
+    m = program.model
+    for k, x in where.items():
+        m.t[k].value = x
+        for o in m.PLAYERS:
+            m.F[o, k].value = float(game.signals[o](np.array([x]))[0])
+    for i in m.FACTORS:
+        m.factor[i].value = 0.0
+        m.factor[i].value = -pyo.value(m.factor_definition[i].body)
+    for row in m.products.component_data_objects(pyo.Constraint, descend_into=True):
+        z = next(v for v in identify_variables(row.body) if v.local_name == "z")
+        z.value = 0.0
+        z.value = -pyo.value(row.body)
+
+
+def test_continuous_three_player_indifference_rows_are_the_exact_plan_value_differences():
+    """The program's indifference row at each threshold of a three-player continuous game
+    is the owner's payoff of the lower region's plan minus the upper one's at that signal,
+    as the exact best response's plan-value polynomials give it (an independent
+    computation: integrals of the others' masses piece by piece, not the program's
+    products of masses)."""
+    from equilibria.models.parametric import ParametricModel
+    from equilibria.models.threshold_best_response import _evaluate, _pieces, plan_value_polynomials
+
+    game = describe("kuhn_continuous:players=3").signal()
+    bet, check = {"": "bet"}, {"": "check"}
+    p1 = [
+        bet,
+        {**check, "check-check-bet": "fold", "check-bet-fold": "fold", "check-bet-call": "fold"},
+        {**check, "check-check-bet": "call", "check-bet-fold": "call", "check-bet-call": "fold"},
+        bet,
+        {**check, "check-check-bet": "call", "check-bet-fold": "call", "check-bet-call": "call"},
+    ]
+    p2 = [
+        {"check": "bet", "bet": "fold"},
+        {"check": "check", "check-check-bet-fold": "fold", "check-check-bet-call": "fold", "bet": "fold"},
+        {"check": "bet", "bet": "call"},
+    ]
+    p3 = [
+        {"check-check": "bet", "check-bet": "fold", "bet-fold": "fold", "bet-call": "fold"},
+        {"check-check": "check", "check-bet": "fold", "bet-fold": "call", "bet-call": "fold"},
+        {"check-check": "bet", "check-bet": "call", "bet-fold": "call", "bet-call": "call"},
+    ]
+    where = {"1.1": 0.04, "2.1": 0.08, "3.1": 0.1, "1.2": 0.35, "2.2": 0.6, "3.2": 0.66, "1.3": 0.75, "1.4": 0.9}
+    chain = sorted(where, key=where.get)
+    model = ParametricModel("test", (p1, p2, p3), order=list(zip(chain[:-1], chain[1:])))
+    program = threshold_milfp(game, model, products="exact")
+    _evaluate_at(program, game, where)
+    plans = model.plan_indices(game)
+    thresholds = [[where[k] for k in model.threshold_names if k.startswith(f"{p + 1}.")] for p in range(3)]
+    edges = _pieces(game, thresholds)
+    for p in range(3):
+        values = plan_value_polynomials(game, p, plans, thresholds, edges)
+        for j, x in enumerate(thresholds[p]):
+            piece = int(np.searchsorted(edges, x, side="right") - 1)
+            at = _evaluate(values[:, piece, :], x - edges[piece])
+            row = pyo.value(program.model.indifference[f"{p + 1}.{j + 1}"].body)
+            assert row == pytest.approx(at[plans[p][j]] - at[plans[p][j + 1]], abs=1e-12)
