@@ -10,8 +10,8 @@ the matrix directly; Pyomo is only built when asked for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,6 +70,12 @@ class LinearProgram:
     #: the LP is the compact sequence-form LP of a card game (its ``aux`` columns sum
     #: cards), from :func:`~equilibria.formulations.compact_lp.compact_sequence_form_lp`
     compact: bool = False
+    #: the builder's names of the columns and of the rows, as a function called when names
+    #: are asked for (writing a file, a solver that matches by name), so a solve that
+    #: needs none builds none; None: ``block_i``
+    names: Callable[[], tuple[list[str], list[str]]] | None = field(default=None, repr=False)
+
+    _names_made: tuple[list[str], list[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def num_rows(self) -> int:
@@ -101,13 +107,28 @@ class LinearProgram:
             out.extend(np.char.add(f"{b.name}_", np.arange(b.size).astype(str)).tolist())
         return out
 
+    def _named(self) -> tuple[list[str], list[str]] | None:
+        """The builder's column and row names (computed once), or None where it gives none."""
+        if self.names is None:
+            return None
+        if self._names_made is None:
+            columns, rows = self.names()
+            if len(columns) != self.num_cols or len(rows) != self.num_rows:
+                raise ValueError(f"{self.name}: {len(columns)} column and {len(rows)} row names for its shape")
+            self._names_made = (columns, rows)
+        return self._names_made
+
     def col_names(self) -> list[str]:
-        """Column names ``block_i`` (e.g. ``r_12``), as written to MPS/LP files."""
-        return self._names(self.col_blocks)
+        """Column names as written to MPS/LP files: the builder's (the sequence-form LP's
+        ``r1(J._bet)``: :mod:`equilibria.models.sequence_names`), else ``block_i`` (e.g.
+        ``r_12``)."""
+        named = self._named()
+        return list(named[0]) if named is not None else self._names(self.col_blocks)
 
     def row_names(self) -> list[str]:
-        """Row names ``block_i`` (e.g. ``best_response_3``)."""
-        return self._names(self.row_blocks)
+        """Row names: the builder's, else ``block_i`` (e.g. ``best_response_3``)."""
+        named = self._named()
+        return list(named[1]) if named is not None else self._names(self.row_blocks)
 
     def to_pyomo(self, expanded: bool = False) -> pyo.ConcreteModel:
         """A Pyomo ``ConcreteModel`` of this program.

@@ -14,11 +14,15 @@ For player ``p`` with opponent ``o`` and chance-weighted payoff matrix ``A_p`` o
                 0 <= r <= 1,  v free
 
 Columns: ``r`` (p's sequences) then ``v`` (``v_0`` is the root, ``v_{1+i}`` is o's
-``i``-th information set). The duals of the ``best_response`` rows form o's realization
-plan, so one solve gives both players' equilibrium strategies.
+``i``-th information set); files name them after the game's sequences and information
+sets (``r1(J._bet)``, ``v2()``: :mod:`equilibria.models.sequence_names`). The duals of the
+``best_response`` rows form o's realization plan, so one solve gives both players'
+equilibrium strategies.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,6 +30,7 @@ import scipy.sparse as sp
 from ..models.constant_sum import constant_sum, off_constant
 from ..models.errors import GameError
 from ..models.sequence import SequenceForm
+from ..models.sequence_names import sequence_form_lp_names
 from .linear_program import Block, LinearProgram
 
 
@@ -61,9 +66,12 @@ def sequence_form_lp(sf: SequenceForm, player: int = 0) -> LinearProgram:
     # column-wise, the layout HiGHS takes, so no conversion happens on the way in:
     # [[E_p, 0], [A_p', -E_o']], the payoff entries sorted straight into their columns
     mat = _lp_matrix(sf, p, Ep.tocsc(), -Eo.T.tocsc())
-    return saddle_point_lp(
+    lp = saddle_point_lp(
         mat, sf.players[p].constraint_rhs, n_r, n_v, Eo.shape[1], p, name=f"sequence_form_lp_player{p + 1}"
     )
+    # named after the game's sequences, so a solver's solution file maps back to them
+    lp.names = partial(sequence_form_lp_names, sf, p)
+    return lp
 
 
 def saddle_point_lp(

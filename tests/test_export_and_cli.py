@@ -59,11 +59,17 @@ def test_a_gz_name_is_written_compressed_and_solvers_read_it(fmt, tmp_path):
 
 
 def test_exported_names_follow_the_math(tmp_path):
+    """Columns and rows are named after the game's sequences and information sets
+    (``models.sequence_names``), in letters, digits and ``_ . ( )`` alone."""
+    import re
+
     path = tmp_path / "kuhn.lp"
     assert run_cli("export", "kuhn", "-o", str(path)).returncode == 0
     text = path.read_text()
-    for name in ("r_0", "v_0", "realization_0", "best_response_12"):
-        assert name in text
+    for name in ("r1()", "r1(J._bet)", "v2()", "v2(Q.c)", "realization1(J.cr)", "best_response2(K.r_call)"):
+        assert f" {name} " in text or f" {name}:" in text, name
+    names = re.findall(r"\b(?:r|v|realization|best_response)[12]\([^)]*\)", text)
+    assert len(set(names)) == 20 + 20 and all(re.fullmatch(r"[A-Za-z0-9_.()]+", n) for n in names)
 
 
 def test_solve_json_keys_and_values():

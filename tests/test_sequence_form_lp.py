@@ -129,18 +129,21 @@ SLIDES_G1 = {
     ("d", ""): Fraction(4, 3),
     ("ch", "f"): Fraction(0),
 }
-#: Player 1's sequences and player 2's as the exported LPs number them (r_0, r_1, ...),
-#: and their information sets' values (v_0 the root's, then I21 / I11, I12, I13).
+#: Player 1's sequences and player 2's in the order of the sequence form.
 P1_SEQUENCES = ["", "a", "b", "c", "d", "cg", "ch"]
 P2_SEQUENCES = ["", "e", "f"]
+#: Their columns in the exported LPs, named by the slides' information sets and actions
+#: (``models.sequence_names``), and the information sets' values (the root's ``v2()``).
+P1_COLUMNS = ["r1()", "r1(I11_a)", "r1(I11_b)", "r1(I12_c)", "r1(I12_d)", "r1(I13_g)", "r1(I13_h)"]
+P2_COLUMNS = ["r2()", "r2(I21_e)", "r2(I21_f)"]
 
 
 def _slide_rows(player):
     """The slides' LP of ``player`` row by row: (coefficients by column name, lower, upper)."""
     g = {k: float(v) for k, v in SLIDES_G1.items()}
     if player == 1:
-        r = {s: f"r_{i}" for i, s in enumerate(P1_SEQUENCES)}
-        v20, v21 = "v_0", "v_1"
+        r = dict(zip(P1_SEQUENCES, P1_COLUMNS))
+        v20, v21 = "v2()", "v2(I21)"
         return [
             ({r[""]: 1}, 1, 1),  # (7)
             ({r["a"]: 1, r["b"]: 1, r[""]: -1}, 0, 0),  # (9)  I11
@@ -150,8 +153,8 @@ def _slide_rows(player):
             ({r["b"]: g["b", "e"], r["c"]: g["c", "e"], v21: -1}, 0, None),  # (13)
             ({r["b"]: g["b", "f"], r["cg"]: g["cg", "f"], r["ch"]: g["ch", "f"], v21: -1}, 0, None),  # (14)
         ]
-    r = {s: f"r_{i}" for i, s in enumerate(P2_SEQUENCES)}
-    v10, v11, v12, v13 = "v_0", "v_1", "v_2", "v_3"
+    r = dict(zip(P2_SEQUENCES, P2_COLUMNS))
+    v10, v11, v12, v13 = "v1()", "v1(I11)", "v1(I12)", "v1(I13)"
     return [
         ({r[""]: 1}, 1, 1),  # (16)
         ({r["e"]: 1, r["f"]: 1, r[""]: -1}, 0, 0),  # (18) I21
@@ -192,9 +195,10 @@ def test_slides_example_lps_are_the_slides_row_for_row(player, tmp_path):
     lp = h.getLp()
     names = list(lp.col_names_)
     assert lp.sense_ == highspy.ObjSense.kMaximize
-    assert dict(zip(names, lp.col_cost_)) == {n: (1.0 if n == "v_0" else 0.0) for n in names}  # (6) / (15)
+    root = f"v{3 - player}()"
+    assert dict(zip(names, lp.col_cost_)) == {n: (1.0 if n == root else 0.0) for n in names}  # (6) / (15)
     for n, lo, hi in zip(names, lp.col_lower_, lp.col_upper_):
-        assert (lo, hi) == ((0.0, 1.0) if n.startswith("r_") else (-highspy.kHighsInf, highspy.kHighsInf)), n
+        assert (lo, hi) == ((0.0, 1.0) if n.startswith("r") else (-highspy.kHighsInf, highspy.kHighsInf)), n
     m = lp.a_matrix_
     dense = np.zeros((lp.num_row_, lp.num_col_))
     for j in range(lp.num_col_):
