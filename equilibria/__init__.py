@@ -29,6 +29,7 @@ _EXPORTS = {
     "ExtensiveGame": ".models.efg",
     "GameBuilder": ".models.efg",
     "certify": ".models.best_response",
+    "certify_files": ".core.certified",
     "read_efg": ".models.efg_io",
     "write_efg": ".models.efg_io",
     "SequenceForm": ".models.sequence",

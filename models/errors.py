@@ -13,6 +13,11 @@ class FileFormatError(EquilibriaError):
     """A game file is malformed; the message names the file and line."""
 
 
+class StrategyFileError(EquilibriaError):
+    """A strategy or solution file cannot be read, or does not fit the game; the message
+    names the file and the first offending line or variable."""
+
+
 class UnknownInstanceError(EquilibriaError):
     """An instance name is not registered; the message lists the known names."""
 

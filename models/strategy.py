@@ -91,7 +91,7 @@ def strategy_table(
     elif g is None:
         raise GameError("this sequence form has no game tree: give the labels of its information sets and actions")
     else:
-        infoset_names, action_names = _tree_names(g, ps)
+        infoset_names, action_names = tree_names(g, ps)
     data = {
         "player": np.full(ps.num_sequences - 1, p + 1),
         "infoset": infoset_names,
@@ -103,9 +103,10 @@ def strategy_table(
     return pd.DataFrame(data)
 
 
-def _tree_names(g: ExtensiveGame, ps: PlayerSequences) -> tuple[np.ndarray, np.ndarray]:
+def tree_names(g: ExtensiveGame, ps: PlayerSequences) -> tuple[np.ndarray, np.ndarray]:
     """Information-set and action names of a player's sequences (all but the empty one),
-    from the game tree's labels, or numbered where it has none."""
+    from the game tree's labels, or numbered where it has none: the ``infoset`` and
+    ``action`` columns of :func:`strategy_table`."""
     na = ps.infoset_num_actions
     ks = np.repeat(ps.infoset_global, na)
     if g.infoset_labels is not None:

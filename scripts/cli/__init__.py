@@ -5,6 +5,7 @@
     equilibria info GAME [--json]
     equilibria games [--json]
     equilibria export GAME --player 1|2 --format mps|lp -o FILE
+    equilibria certify GAME STRATEGY... [--tolerance T] [--json] [--strategy-out FILE.csv]
     equilibria threshold GAME [--model NAME|FILE.json ...] [--join one-program|separate] [--refinement R]
         [--backend B] [--indicators native|bigm|hull]
         [--epsilon E] [--breakpoints K] [--products sos2|cc|incremental|log|dlog|exact]
@@ -31,7 +32,7 @@ import sys
 from typing import Any
 
 from ..interrupts import SIGNALLED, WATCHING, exit_status, interrupted
-from . import games, nash, routes, show, solve, sweep, threshold
+from . import certify, games, nash, routes, show, solve, sweep, threshold
 from .common import HELD_REPORT, Parser, one_line, version_text
 from .progress import c_stdout_to_stderr, progress_shown
 
@@ -61,6 +62,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     games.add_info(sub)
     games.add_games(sub)
     games.add_export(sub)
+    certify.add_certify(sub)
     threshold.add_threshold(sub)
     nash.add_nash(sub)
     sweep.add_sweep(sub)
