@@ -125,8 +125,9 @@ def openspiel_nash_conv(sol, players):
     return os_exploitability.nash_conv(os_game, pol)
 
 
-def assert_value_matches_gambit(game, tmp_path):
-    """Our value equals Gambit's LP value (its exact LCP where the LP profile is invalid)."""
+def gambit_value(game, tmp_path) -> float:
+    """Player 1's value of a two-player zero-sum game by Gambit's LP (its exact LCP where
+    the LP's profile is no behaviour profile)."""
     gbt = pytest.importorskip("pygambit")
     from equilibria.models.efg_io import write_efg
 
@@ -138,6 +139,12 @@ def assert_value_matches_gambit(game, tmp_path):
     theirs = equilibrium(gbt.nash.lp_solve(gg, rational=False))
     if not is_behavior_profile(theirs, gg):
         theirs = equilibrium(gbt.nash.lcp_solve(gg, rational=True))
+    return first_payoff(theirs, gg)
+
+
+def assert_value_matches_gambit(game, tmp_path):
+    """Our value equals Gambit's LP value (its exact LCP where the LP profile is invalid)."""
+    theirs = gambit_value(game, tmp_path)
     ours = equilibria.solve_game(game)
-    assert ours.value == pytest.approx(first_payoff(theirs, gg), abs=1e-6)
+    assert ours.value == pytest.approx(theirs, abs=1e-6)
     assert ours.exploitability <= 1e-7

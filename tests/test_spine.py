@@ -84,8 +84,8 @@ def test_api_refuses_wrong_types_and_unknown_options():
 def test_catalog_lists_every_name_with_parameters_and_routes(capsys):
     rows = {r["name"]: r for r in catalog({name: route.view for name, route in ROUTES.items()})}
     assert rows["leduc"]["parameters"] == {"ranks": 3, "suits": 2}
-    assert rows["leduc"]["routes"] == ["lp", "shrink", "nash", "lcp"]
-    assert rows["one_street"]["routes"] == ["lp", "nash", "lcp", "threshold"]
+    assert rows["leduc"]["routes"] == ["lp", "shrink", "nash", "lcp", "double-oracle"]
+    assert rows["one_street"]["routes"] == ["lp", "nash", "lcp", "double-oracle", "threshold"]
     assert "nash" in rows["mipnash_test"]["routes"]  # a normal-form game
     assert set(rows) >= {"kuhn", "kuhn_poker", "small_poker", "river_endgame"}
     assert main(["games"]) == 0

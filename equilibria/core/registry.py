@@ -203,6 +203,14 @@ register_route(
     needs=None,
 )
 register_route(
+    "double-oracle",
+    "extensive",
+    "equilibria.routes.double_oracle:DoubleOracle",
+    "restricted sequence-form LPs grown by exact best responses until their bounds meet (two players, zero-sum)",
+    options="equilibria.routes.options:DoubleOracleOptions",
+    two_player_zero_sum=True,
+)
+register_route(
     "threshold",
     "signal",
     "equilibria.routes.threshold.route:ThresholdPrograms",

@@ -157,6 +157,25 @@ class LCPOptions(RouteOptions):
             raise OptionError(f"the lcp route pivots itself (backend lemke); backend {self.backend!r} solves no LCP")
 
 
+@dataclass(kw_only=True)
+class DoubleOracleOptions(RouteOptions):
+    """The ``double-oracle`` route's options (see :mod:`equilibria.routes.double_oracle`)."""
+
+    method: str | None = field(
+        default=None, metadata={"help": "the backend's LP algorithm where it has several (HiGHS: simplex, ipx, ...)"}
+    )
+    target_exploitability: float | None = field(
+        default=None,
+        metadata={
+            "help": "stop once the certified exploitability is at most this (default: grow until no best "
+            "response adds a sequence)",
+            "range": "positive",
+        },
+    )
+    iterations: int | None = field(default=None, metadata={"help": "the most iterations", "range": 1})
+    verbose: bool = field(default=False, metadata={"help": "the solver's own log on stderr"})
+
+
 def check_products(epsilon: float | None, breakpoints: int | None, products: str | None) -> None:
     """Exact products have no grid: neither breakpoints nor an approximation bound."""
     if products == "exact" and (breakpoints is not None or epsilon is not None):
