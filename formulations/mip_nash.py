@@ -688,8 +688,18 @@ def mip_nash(
     bound_factor = {1: 0.0, 2: 1.0, 3: largest, 4: largest}[formulation]
     x_offsets = np.array([offset[f"x{q}"] for q in range(n_players)], dtype=np.int64)
     factor_columns = [x_offsets[np.flatnonzero(key)] + key[np.flatnonzero(key)] for key in product_keys]
+    blocks = [(b.name, b.size) for b in col_blocks]
+
+    def names() -> tuple[list[str], list[str]]:
+        # the realization plans named as in every export, so a solver's solution file
+        # of this program is certified like one of the sequence-form LP's
+        from ..models.sequence_names import mip_nash_column_names
+
+        return mip_nash_column_names(sf, blocks), LinearProgram._names(row_blocks)
+
     return MipNashProgram(
         name=f"mip_nash_F{formulation}",
+        names=names,
         c=c,
         A=sp.vstack(pieces, format="csc"),
         row_lower=np.concatenate(row_lo),

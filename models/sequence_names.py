@@ -111,4 +111,66 @@ def sequence_form_lp_names(sf: SequenceForm, p: int) -> tuple[list[str], list[st
     return columns, rows
 
 
-__all__ = ["MAX_NAME", "infoset_names", "name_part", "plan_names", "sequence_form_lp_names", "sequence_names"]
+#: The per-sequence column blocks of a MIP Nash program besides the realization plan:
+#: regret, not-played binary, payoff-term error, and the two linearisations' variables.
+MIP_NASH_SEQUENCE_BLOCKS = "sbafg"
+
+#: MIP Nash's columns that belong to no player: the objective's ``z`` and the products
+#: ``w_<i>`` and ``u_<i>``.
+_MIP_NASH_SHARED = re.compile(r"z|[wu]_[0-9]+")
+
+
+def mip_nash_column_names(sf: SequenceForm, blocks: list[tuple[str, int]]) -> list[str]:
+    """Column names of a MIP Nash program whose column blocks are ``blocks`` (name, size):
+    player ``p``'s realization plan ``x<p-1>`` is named as in every export
+    (``r<p>(...)``, :func:`plan_names`), its values ``v<p>(...)`` after its information
+    sets, its per-sequence blocks ``s``, ``b``, ``a``, ``f``, ``g`` after its sequences
+    (``b1(J._bet)``), and the shared ``z``, ``w_<i>``, ``u_<i>`` by number."""
+    names: list[str] = []
+    for block, size in blocks:
+        letter, player = block[0], block[1:]
+        if player.isdigit():
+            p = int(player)
+            if letter == "x":
+                names += plan_names(sf, p)
+            elif letter == "v":
+                names += infoset_names(sf, p, "v")
+            else:
+                names += sequence_names(sf, p, letter)
+        elif block == "z":
+            names.append("z")
+        else:
+            names += [f"{block}_{i}" for i in range(size)]
+    return names
+
+
+def is_mip_nash_auxiliary(sf: SequenceForm, name: str) -> bool:
+    """True for a name that a MIP Nash program of ``sf``'s game gives a column other than a
+    realization weight or a value (those a solution file may hold and a certificate
+    ignores)."""
+    if _MIP_NASH_SHARED.fullmatch(name):
+        return True
+    head = name.split("(", 1)[0]
+    if len(head) < 2 or head[0] not in MIP_NASH_SEQUENCE_BLOCKS or not head[1:].isdigit():
+        return False
+    p = int(head[1:]) - 1
+    return 0 <= p < sf.num_players and name in _sequence_name_set(sf, p, head[0])
+
+
+def _sequence_name_set(sf: SequenceForm, p: int, letter: str) -> set[str]:
+    cache = sf.__dict__.setdefault("_mip_nash_names", {})
+    if (p, letter) not in cache:
+        cache[p, letter] = set(sequence_names(sf, p, letter))
+    return cache[p, letter]
+
+
+__all__ = [
+    "MAX_NAME",
+    "infoset_names",
+    "is_mip_nash_auxiliary",
+    "mip_nash_column_names",
+    "name_part",
+    "plan_names",
+    "sequence_form_lp_names",
+    "sequence_names",
+]

@@ -11,6 +11,10 @@ What a file holds is read from its first lines, whatever its name:
 * SCIP's (``write solution`` in its shell, PySCIPOpt's ``writeSol``), which lists nonzero
   values only: a variable it leaves out is 0;
 * Gurobi's ``.sol``;
+* CPLEX's solution file (XML, ``CPLEXSolution``: the Python API's ``solution.write``, the
+  interactive ``write FILE.sol``);
+* CBC's (``cbc FILE.mps -solve -solu FILE``), which lists nonzero values only, with eight
+  significant digits;
 * a plain CSV of ``name,value`` lines (a header ``name,value`` may come first).
 
 Values of a solution file are matched to sequences through the column names the exported
@@ -40,7 +44,7 @@ import numpy as np
 from .errors import StrategyFileError
 from .inputs import read_input
 from .sequence import SequenceForm
-from .sequence_names import infoset_names, plan_names
+from .sequence_names import infoset_names, is_mip_nash_auxiliary, plan_names
 from .strategy import tree_names
 
 #: How far a plan may break the sequence-form constraints, or a row of probabilities miss
@@ -137,6 +141,10 @@ def _format(path: str, lines: list[str]) -> tuple[str, Parser | None]:
         return "SCIP solution", _scip
     if lowered.startswith(("# solution for model", "# objective value")):
         return "Gurobi solution", _gurobi
+    if first.startswith("<?xml") or first.startswith("<CPLEXSolution"):
+        return "CPLEX solution", _cplex
+    if _CBC_STATUS.match(first):
+        return "CBC solution", _cbc
     fields = [f.strip().lower() for f in next(_csv_rows(path, [first]))[1]]
     if {"player", "probability"} <= set(fields):
         return "strategy CSV", None
@@ -144,7 +152,7 @@ def _format(path: str, lines: list[str]) -> tuple[str, Parser | None]:
         return "name,value CSV", _name_value_csv
     raise StrategyFileError(
         f"{path}, line {n}: '{_shown(first)}' starts no strategy CSV (player,infoset,action,probability), "
-        "no solution file of HiGHS, SCIP or Gurobi and no name,value line"
+        "no solution file of HiGHS, SCIP, Gurobi, CPLEX or CBC and no name,value line"
     )
 
 
@@ -235,6 +243,69 @@ def _gurobi(path: str, lines: list[str]) -> tuple[list[tuple[str, str, int]], bo
     return [_name_value(path, line, i + 1) for i, line in enumerate(lines) if line.strip() and line[:1] != "#"], True
 
 
+def _cplex(path: str, lines: list[str]) -> tuple[list[tuple[str, str, int]], bool]:
+    """CPLEX's XML solution: a ``header`` whose ``primalFeasible`` is 1, then one
+    ``variable`` element per column with its ``name`` and ``value``."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring("\n".join(lines))
+    except ET.ParseError as exc:
+        line = exc.position[0] if exc.position else 0
+        raise StrategyFileError(f"{path}, line {line}: not well-formed XML ({exc}; truncated?)") from None
+    if root.tag != "CPLEXSolution":
+        raise StrategyFileError(f"{path}: an XML file whose root is <{_shown(root.tag)}>, not a CPLEX solution")
+    header = root.find("header")
+    if header is None or header.get("primalFeasible") != "1":
+        status = "not given" if header is None else header.get("solutionStatusString", "not given")
+        raise StrategyFileError(f"{path}: the file holds no feasible primal solution (status {status})")
+    variables = root.find("variables")
+    if variables is None:
+        raise StrategyFileError(f"{path}: a CPLEX solution without its <variables> (truncated?)")
+    where = _element_lines(lines, "<variable ")
+    entries = []
+    for k, element in enumerate(variables.iter("variable")):
+        name, value = element.get("name"), element.get("value")
+        number = where[k] if k < len(where) else 0
+        if name is None or value is None:
+            raise StrategyFileError(f"{path}, line {number}: a <variable> without its name or value")
+        entries.append((name, value, number))
+    return entries, True
+
+
+def _element_lines(lines: list[str], opening: str) -> list[int]:
+    """The numbers of the lines on which elements opening with ``opening`` start."""
+    return [i + 1 for i, line in enumerate(lines) if line.lstrip().startswith(opening)]
+
+
+#: CBC's first line: its status, then the objective (``Optimal - objective value -0.05``).
+_CBC_STATUS = re.compile(
+    r"^(Optimal|Infeasible|Unbounded|Integer infeasible|Stopped on \w+|Status unknown)\b.*objective value",
+    re.IGNORECASE,
+)
+
+
+def _cbc(path: str, lines: list[str]) -> tuple[list[tuple[str, str, int]], bool]:
+    """CBC's: a status line, then ``index name value reduced-cost`` for each nonzero
+    column (``**`` first where the value breaks a bound or row)."""
+    status = lines[0].split(" - ")[0].strip()
+    if not status.lower().startswith(("optimal", "stopped")):
+        raise StrategyFileError(f"{path}, line 1: the file holds no solution to certify (status {status})")
+    entries: list[tuple[str, str, int]] = []
+    for i in range(1, len(lines)):
+        fields = lines[i].split()
+        if not fields:
+            continue
+        if fields[0] == "**":
+            fields = fields[1:]
+        if len(fields) != 4 or not fields[0].isdigit():
+            raise StrategyFileError(
+                f"{path}, line {i + 1}: '{_shown(lines[i])}' is not 'index name value reduced-cost' (truncated?)"
+            )
+        entries.append((fields[1], fields[2], i + 1))
+    return entries, False
+
+
 def _name_value(path: str, line: str, number: int) -> tuple[str, str, int]:
     fields = line.split()
     if len(fields) != 2:
@@ -296,6 +367,8 @@ def _solution_behaviors(
         if name in first_line:
             raise StrategyFileError(f"{path}, line {number}: '{_shown(name)}' again (first on line {first_line[name]})")
         first_line[name] = number
+        if name not in columns and is_mip_nash_auxiliary(sf, name):
+            continue  # a MIP Nash program's other columns
         if name not in columns:
             raise StrategyFileError(
                 f"{path}, line {number}: '{_shown(name)}' is no column of {game_name}'s sequence-form LPs "

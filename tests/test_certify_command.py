@@ -12,6 +12,8 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -128,6 +130,67 @@ def test_gurobi_solution_files_certify_as_the_equilibrium(lps, tmp_path):
     assert {s["format"] for s in answer["sources"]} == {"Gurobi solution"}
 
 
+def test_cplex_solution_files_certify_as_the_equilibrium(lps, tmp_path):
+    """CPLEX (the Community Edition's Python API, within its size limit) reads each MPS
+    file and writes its XML solution."""
+    cplex = pytest.importorskip("cplex")
+    game, mps = lps
+    solutions = []
+    for path in mps:
+        model = cplex.Cplex()
+        model.set_results_stream(None)
+        model.set_log_stream(None)
+        model.set_warning_stream(None)
+        try:
+            model.read(str(path))
+            model.solve()
+        except cplex.exceptions.CplexError as exc:  # beyond the Community Edition's size
+            pytest.skip(f"CPLEX cannot solve {path.name} here: {exc}")
+        solutions.append(tmp_path / f"{path.stem}.sol")
+        model.solution.write(str(solutions[-1]))
+    answer = certified(game, *solutions)
+    assert_equilibrium(answer, game)
+    assert {s["format"] for s in answer["sources"]} == {"CPLEX solution"}
+
+
+def cbc_binary():
+    """The CBC executable PuLP ships, or a skip."""
+    pulp = pytest.importorskip("pulp")
+    with warnings.catch_warnings():  # PuLP's note that the bundled CBC moves to an extra
+        warnings.simplefilter("ignore", DeprecationWarning)
+        path = pulp.apis.PULP_CBC_CMD().path
+    if not path or not Path(path).exists():
+        pytest.skip("PuLP ships no CBC executable here")
+    return path
+
+
+def test_cbc_solution_files_certify_to_their_eight_digits(lps, tmp_path):
+    """CBC reads each MPS file (maximising: it takes no OBJSENSE section) and writes its
+    solution, eight significant digits of the nonzero columns: certified as printed."""
+    cbc = cbc_binary()
+    game, mps = lps
+    solutions = []
+    for path in mps:
+        solutions.append(tmp_path / f"{path.stem}.sol")
+        subprocess.run([cbc, str(path), "-max", "-solve", "-solu", str(solutions[-1])], check=True, capture_output=True)
+    answer = certified(game, *solutions)
+    assert answer["exploitability"] <= 1e-7
+    if game in VALUES:
+        assert answer["payoffs"][0] == pytest.approx(VALUES[game], abs=1e-7)
+    assert {s["format"] for s in answer["sources"]} == {"CBC solution"}
+
+
+def test_a_cbc_file_without_a_solution_is_refused_in_one_line(tmp_path):
+    """CBC minimises an MPS file unless told otherwise: player 1's LP is then unbounded, and
+    its file holds nothing to certify."""
+    cbc = cbc_binary()
+    mps = exported("kuhn", tmp_path)[0]
+    solution = tmp_path / "unbounded.sol"
+    subprocess.run([cbc, str(mps), "-solve", "-solu", str(solution)], check=True, capture_output=True)
+    line = one_line_refusal(run_cli("certify", "kuhn", solution, solution))
+    assert "no solution to certify (status Unbounded)" in line
+
+
 def test_a_name_value_csv_and_solvers_mixed_certify(lps, tmp_path):
     """A plain name,value CSV of player 1's solution (written from highspy's arrays, with
     the names it read from the MPS) beside SCIP's file for player 2."""
@@ -236,6 +299,29 @@ def test_three_players_are_certified_by_nash_conv(tmp_path):
     assert answer["nash_conv"] == pytest.approx(float(reference.nash_conv), abs=1e-12)
     assert answer["payoffs"] == pytest.approx(list(reference.payoffs), abs=1e-12)
     assert "value_bounds" not in answer
+
+
+@pytest.mark.parametrize("game", ["kuhn", "sheriff:rounds=1"])
+@pytest.mark.parametrize("suffix", [".mps", ".lp"])
+def test_mip_nash_programs_written_by_nash_certify_from_other_solvers(game, suffix, tmp_path):
+    """``nash --write`` names the MIP Nash program's realization plans as every export
+    does: the program solved by highspy and by PySCIPOpt from the file, its solution file
+    (both players' plans in one) certifies as an equilibrium; Kuhn poker at its value."""
+    program = tmp_path / f"nash{suffix}"
+    res = run_cli("nash", game, "--write", program, "--quiet")
+    assert res.returncode == 0, res.stderr
+    highs = tmp_path / "highs.sol"
+    solve_with_highs(program, highs)
+    solutions = [highs]
+    if suffix == ".mps":
+        scip = tmp_path / "scip.sol"
+        solve_with_scip(program, scip)
+        solutions.append(scip)
+    for solution in solutions:
+        answer = certified(game, solution)
+        assert answer["nash_conv"] <= 1e-9, (solution, answer["nash_conv"])
+        if game == "kuhn":
+            assert answer["payoffs"][0] == pytest.approx(-1 / 18, abs=1e-9)
 
 
 # ------------------------------------------------------------------ bad files

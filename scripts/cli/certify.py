@@ -10,8 +10,9 @@ from .common import GAME_HELP, check_strategy_target, number_type, print_answer,
 
 CERTIFY_FILES_HELP = (
     "files holding the strategies, together every player's once: a strategy CSV (the layout --strategy-out "
-    "writes), or a solution of the LP 'export --player P' writes, from HiGHS (raw or pretty), SCIP (.sol), "
-    "Gurobi (.sol) or a name,value CSV; each told apart by its first lines"
+    "writes), or a solution of the LP 'export --player P' writes or of the program 'nash --write' writes, "
+    "from HiGHS (raw or pretty), SCIP (.sol), Gurobi (.sol), CPLEX (XML), CBC or a name,value CSV; each told "
+    "apart by its first lines"
 )
 
 
