@@ -95,6 +95,24 @@ def read_strategy_file(
 # ------------------------------------------------------------------ the file's text
 
 
+def read_solution_values(path: str | os.PathLike) -> tuple[str, list[tuple[str, str, int]]]:
+    """The format of the solver's solution file at ``path`` and its entries (name, value
+    as written, line number), for programs whose columns are not sequences (a threshold
+    program's thresholds). Refuses a strategy CSV, which holds no program's columns."""
+    shown = str(path)
+    lines = _lines(path)
+    kind, parse = _format(shown, lines)
+    if parse is None:
+        raise StrategyFileError(f"{shown}: a strategy CSV, not a solver's solution of a program")
+    entries, _ = parse(shown, lines)
+    return kind, entries
+
+
+def solution_value(path: str, number: int, name: str, text: str) -> float:
+    """A solution file's value as a finite number, or the refusal naming its line."""
+    return _value(path, number, f"'{name}'", text, math.inf)
+
+
 def _lines(path: str | os.PathLike) -> list[str]:
     """The file's lines: a regular file, gzip-compressed or not, of UTF-8 text."""
     data = read_input(path, "strategy file", StrategyFileError, limit=MAX_FILE_BYTES)
@@ -370,9 +388,11 @@ def _solution_behaviors(
         if name not in columns and is_mip_nash_auxiliary(sf, name):
             continue  # a MIP Nash program's other columns
         if name not in columns:
+            hint = (
+                "a threshold program's solution? give --model" if name.startswith("t(_") else "a file of another game?"
+            )
             raise StrategyFileError(
-                f"{path}, line {number}: '{_shown(name)}' is no column of {game_name}'s sequence-form LPs "
-                "(a file of another game?)"
+                f"{path}, line {number}: '{_shown(name)}' is no column of {game_name}'s sequence-form LPs ({hint})"
             )
         where = columns[name]
         if where is None:
@@ -527,4 +547,12 @@ def _strategy_csv(
     return behaviors
 
 
-__all__ = ["MAX_FILE_BYTES", "STRATEGY_COLUMNS", "TOLERANCE", "StrategyFile", "read_strategy_file"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "STRATEGY_COLUMNS",
+    "TOLERANCE",
+    "StrategyFile",
+    "read_solution_values",
+    "read_strategy_file",
+    "solution_value",
+]

@@ -324,6 +324,63 @@ def test_mip_nash_programs_written_by_nash_certify_from_other_solvers(game, suff
             assert answer["payoffs"][0] == pytest.approx(-1 / 18, abs=1e-9)
 
 
+@pytest.mark.parametrize("game", ["kuhn", "kuhn_continuous", "kuhn:players=3"])
+def test_threshold_programs_written_by_threshold_certify_with_their_model(game, tmp_path):
+    """``threshold GAME --write`` (its shipped model), solved by highspy from the file:
+    ``certify GAME FILE --model standard`` reads the thresholds and certifies the model's
+    strategies there as an equilibrium; Kuhn poker at its value."""
+    program = tmp_path / "threshold.mps"
+    res = run_cli("threshold", game, "--write", program, "--quiet")
+    assert res.returncode == 0, res.stderr
+    solution = tmp_path / "threshold.sol"
+    solve_with_highs(program, solution)
+    answer = certified(game, solution, "--model", "standard")
+    assert answer["nash_conv"] <= 1e-9
+    if game == "kuhn":
+        assert answer["value"] == pytest.approx(-1 / 18, abs=1e-9)
+    # without the model the file is refused, with the hint
+    if game != "kuhn_continuous":  # a continuous game has no extensive form to read plans on
+        assert "give --model" in one_line_refusal(run_cli("certify", game, solution))
+
+
+def test_a_threshold_solution_that_does_not_fit_the_model_is_refused(tmp_path):
+    program = tmp_path / "threshold.lp"
+    assert run_cli("threshold", "kuhn", "--write", program, "--quiet").returncode == 0
+    solution = tmp_path / "threshold.sol"
+    solve_with_highs(program, solution)
+    # a model with one threshold more than the program's: player 1's fourth is in no file
+    bet, check_fold, check_call = {"": "bet"}, {"": "check", "check-bet": "fold"}, {"": "check", "check-bet": "call"}
+    player2 = [
+        {"check": "bet", "bet": "fold"},
+        {"check": "check", "bet": "fold"},
+        {"check": "check", "bet": "call"},
+        {"check": "bet", "bet": "call"},
+    ]
+    model = tmp_path / "five.json"
+    model.write_text(
+        json.dumps(
+            {
+                "name": "five regions",
+                "players": [{"regions": [bet, check_fold, check_call, bet, check_call]}, {"regions": player2}],
+                "order": ["1.1 <= 2.1", "2.1 <= 1.2", "1.2 <= 2.2", "2.2 <= 2.3", "2.3 <= 1.3", "1.3 <= 1.4"],
+            }
+        )
+    )
+    line = one_line_refusal(run_cli("certify", "kuhn", solution, "--model", str(model)))
+    assert "threshold 1.4 ('t(_1_4_)') is in none of the files" in line
+    # thresholds out of order
+    lines = solution.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("t(_1_1_) "))
+    second = next(i for i, line in enumerate(lines) if line.startswith("t(_1_2_) "))
+    lines[first], lines[second] = "t(_1_1_) 2.5", "t(_1_2_) 0.5"
+    swapped = tmp_path / "swapped.sol"
+    swapped.write_text("\n".join(lines) + "\n")
+    assert "thresholds descend" in one_line_refusal(run_cli("certify", "kuhn", swapped, "--model", "standard"))
+    assert "--tolerance" in one_line_refusal(
+        run_cli("certify", "kuhn", solution, "--model", "standard", "--tolerance", "1e-3")
+    )
+
+
 # ------------------------------------------------------------------ bad files
 
 

@@ -4,9 +4,12 @@ certified by exact best responses."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import GAME_HELP, check_strategy_target, number_type, print_answer, text_type
+if TYPE_CHECKING:
+    from ...core.answer import Answer
+
+from .common import GAME_HELP, check_strategy_target, number_type, print_answer, text_type, usage_error
 
 CERTIFY_FILES_HELP = (
     "files holding the strategies, together every player's once: a strategy CSV (the layout --strategy-out "
@@ -20,7 +23,15 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from ...core.certified import certify_files
 
     check_strategy_target(args)  # before the work
-    answer = certify_files(args.game, args.files, tolerance=args.tolerance)
+    answer: Answer
+    if args.model is not None:
+        from ...routes.threshold.certify import certify_threshold_files
+
+        if args.tolerance is not None:
+            raise usage_error("--tolerance checks realization plans; a threshold program's solution has none")
+        answer = certify_threshold_files(args.game, args.files, args.model)
+    else:
+        answer = certify_files(args.game, args.files, tolerance=args.tolerance)
     print_answer(answer, args)
     return 0
 
@@ -40,6 +51,13 @@ def add_certify(sub: Any) -> None:
         default=None,
         help="how far a plan may break the sequence-form constraints, or an information set's probabilities "
         "miss 1, before the file is refused (default 1e-6)",
+    )
+    p.add_argument(
+        "--model",
+        type=text_type,
+        metavar="NAME|FILE.json",
+        help="the files solve the threshold program of this model ('threshold GAME --model NAME --write FILE'): "
+        "its thresholds t(...) are read and the model's strategies certified",
     )
     p.add_argument("--json", action="store_true", help="the answer as JSON")
     p.add_argument("--strategy-out", type=text_type, metavar="FILE.csv", help="write the strategies read as CSV")

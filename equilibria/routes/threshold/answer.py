@@ -45,6 +45,7 @@ class ThresholdSolution(Answer):
     note: str | None = None  # how the answer came about, when not as asked
     discovery: dict | None = None  # model "auto": what was tried, and the shipped models' relation
     target_nash_conv: float | None = None  # thresholds read without a program: the NashConv aimed at
+    read_from: str | None = None  # thresholds read from solution files of the program (certify --model)
 
     def looseness(self) -> str:
         """What a program that checks only its thresholds left free, in words: regions
@@ -260,7 +261,9 @@ def _program_lines(sol: ThresholdSolution) -> list[str]:
     """The program: its products and what they promise, its size, the solver."""
     lines: list[str] = []
     program = sol.program
-    if program is None:
+    if program is None and sol.read_from:
+        lines.append(f"thresholds      read from {sol.read_from}, a solution of the model's program")
+    elif program is None:
         lines.append(
             f"thresholds      read from a discretisation, no program solved (NashConv target "
             f"{sol.target_nash_conv:.1e}, certified {sol.nash_conv:.3e})"
