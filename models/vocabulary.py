@@ -8,8 +8,9 @@ from typing import Literal, get_args
 
 #: First-order methods on the saddle point of a two-player zero-sum game.
 FirstOrderAlgorithm = Literal["cfr+", "pcfr+", "dcfr", "mirror-prox"]
-#: What the sequence-form routes solve with: the LP, or a first-order method.
-Algorithm = Literal["lp", FirstOrderAlgorithm]
+#: What the sequence-form routes solve with: the LP, restricted LPs grown by best responses
+#: (the double oracle), or a first-order method.
+Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not
 #: lossless), and none (the full game built from its signals).
 ShrinkRule = Literal["lossless", "published", "none"]

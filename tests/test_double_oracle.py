@@ -109,3 +109,16 @@ def test_the_command_prints_the_restricted_size_beside_the_full_one():
 def test_a_general_sum_game_is_refused_in_one_line():
     line = one_line_refusal(run_cli("double-oracle", "sheriff:rounds=1"))
     assert "zero-sum" in line
+
+
+@pytest.mark.parametrize("route", ["lp", "shrink"])
+def test_the_sequence_form_routes_take_it_as_their_algorithm(route):
+    """``solve --algorithm double-oracle``: on the full game's sequence form, and after
+    lossless GameShrink (certified in the full game) on Leduc at its value."""
+    answer = equilibria.solve("leduc", route, algorithm="double-oracle", backend="highs")
+    assert answer.value == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    assert answer.exploitability <= 1e-9
+    assert answer.curve and answer.curve[-1].exploitability <= 1e-9
+    result = run_cli("solve", "leduc", "--algorithm", "double-oracle", "--method", "simplex")
+    assert result.returncode == 0, result.stderr
+    assert "of the double oracle" in result.stdout

@@ -130,35 +130,27 @@ class DoubleOracle(Steps):
     build_message = "the sequence form"
 
     def build(self, view: Any, options: DoubleOracleOptions) -> DoubleOracleProblem:
-        sf = SequenceForm(view)
-        constant = check_two_player_zero_sum(sf, "the double oracle")
-        payoff = sf.payoff_matrix(0).tocsr()
-        return DoubleOracleProblem(sf, payoff, payoff.T.tocsr(), constant)
+        return problem_of(SequenceForm(view))
 
     def solve(self, problem: DoubleOracleProblem, options: DoubleOracleOptions, deadline: float | None) -> Outcome:
-        history: list[Iteration] = []
-        run: Anytime[tuple[list[np.ndarray], Exploitability]] = Anytime(
-            deadline=deadline, max_rounds=options.iterations, target=options.target_exploitability
+        run = double_oracle(
+            problem,
+            options.backend,
+            method=options.method,
+            target_exploitability=options.target_exploitability,
+            iterations=options.iterations,
+            deadline=deadline,
+            verbose=options.verbose,
         )
-        start = time.perf_counter()
-        sf = problem.sf
-        restrictions = (Restriction.empty(sf.players[0].treeplex), Restriction.empty(sf.players[1].treeplex))
-        backend = get_backend(options.backend)
-        for index in run.rounds():
-            with run.guard(interrupt=True):
-                _iterate(problem, restrictions, backend, options, run, history, index, start, deadline)
-        (behaviors, certificate), status = run.result(lambda s: SolveFailed(f"the double oracle stopped ({s})"))
-        if status == Status.OPTIMAL and options.target_exploitability is not None:
-            status = Status.TARGET_REACHED
-        last = history[-1]
+        last = run.history[-1]
         return Outcome(
-            status=status,
+            status=run.status,
             backend=options.backend,
-            behaviors=behaviors,
-            sequence_form=sf,
-            certificate=certificate,
+            behaviors=run.behaviors,
+            sequence_form=problem.sf,
+            certificate=run.certificate,
             sizes=dict(zip(("rows", "columns", "nonzeros"), last.lp)),
-            details={"iterations": history, "full_lp": _full_lp(problem)},
+            details={"iterations": run.history, "full_lp": _full_lp(problem)},
         )
 
     def answer(self, name: str, outcome: Outcome, options: DoubleOracleOptions) -> DoubleOracleSolution:
@@ -170,6 +162,68 @@ class DoubleOracle(Steps):
             full_sequences=tuple(_full(outcome.sequence_form)),
             full_lp=outcome.details["full_lp"],
         )
+
+
+@dataclass
+class DoubleOracleRun:
+    """What :func:`double_oracle` ends with: the best certified pair, why it stopped and
+    every iteration."""
+
+    behaviors: list[np.ndarray]
+    certificate: Exploitability
+    status: Status
+    history: list[Iteration]
+
+
+def problem_of(sf: SequenceForm) -> DoubleOracleProblem:
+    """The full game's sequence form with its payoff matrix both ways (refused unless two
+    players, zero-sum)."""
+    constant = check_two_player_zero_sum(sf, "the double oracle")
+    payoff = sf.payoff_matrix(0).tocsr()
+    return DoubleOracleProblem(sf, payoff, payoff.T.tocsr(), constant)
+
+
+def double_oracle(
+    problem: DoubleOracleProblem | SequenceForm,
+    backend: str,
+    *,
+    method: str | None = None,
+    target_exploitability: float | None = None,
+    iterations: int | None = None,
+    deadline: float | None = None,
+    verbose: bool = False,
+) -> DoubleOracleRun:
+    """The double oracle on ``problem`` (module docstring): restricted LPs on ``backend``
+    until the certified exploitability is at most ``target_exploitability`` or no best
+    response adds a sequence (status ``optimal``, or ``target_reached`` with a target), or
+    until ``deadline`` (a ``time.perf_counter()`` instant) or ``iterations``; the best
+    certified pair it found. Ctrl-C once a pair is certified ends it with that pair."""
+    if isinstance(problem, SequenceForm):
+        problem = problem_of(problem)
+    history: list[Iteration] = []
+    run: Anytime[tuple[list[np.ndarray], Exploitability]] = Anytime(
+        deadline=deadline, max_rounds=iterations, target=target_exploitability
+    )
+    start = time.perf_counter()
+    sf = problem.sf
+    restrictions = (Restriction.empty(sf.players[0].treeplex), Restriction.empty(sf.players[1].treeplex))
+    solver = get_backend(backend)
+    options = _LoopOptions(method, verbose)
+    for index in run.rounds():
+        with run.guard(interrupt=True):
+            _iterate(problem, restrictions, solver, options, run, history, index, start, deadline)
+    (behaviors, certificate), status = run.result(lambda s: SolveFailed(f"the double oracle stopped ({s})"))
+    if status == Status.OPTIMAL and target_exploitability is not None:
+        status = Status.TARGET_REACHED
+    return DoubleOracleRun(behaviors, certificate, status, history)
+
+
+@dataclass(frozen=True)
+class _LoopOptions:
+    """What each iteration's LP solve takes besides the backend."""
+
+    method: str | None
+    verbose: bool
 
 
 def _full(sf: SequenceForm | None) -> list[int]:
@@ -190,7 +244,7 @@ def _iterate(
     problem: DoubleOracleProblem,
     restrictions: tuple[Restriction, ...],
     backend: Any,
-    options: DoubleOracleOptions,
+    options: _LoopOptions,
     run: Anytime,
     history: list[Iteration],
     index: int,
@@ -246,4 +300,4 @@ def _iterate(
         run.stop(Status.OPTIMAL)
 
 
-__all__ = ["DoubleOracle", "DoubleOracleSolution", "Iteration"]
+__all__ = ["DoubleOracle", "DoubleOracleRun", "DoubleOracleSolution", "Iteration", "double_oracle"]

@@ -97,6 +97,17 @@ def solve_sequence_form(
             algorithm=algorithm,
             iterations=iterations,
         )
+    if algorithm == "double-oracle":
+        return _solve_by_double_oracle(
+            sf,
+            backend,
+            method=method,
+            time_limit=time_limit,
+            target_exploitability=target_exploitability,
+            iterations=iterations,
+            verbose=verbose,
+            times=times if times is not None else {},
+        )
     if algorithm != "lp":
         return solve_first_order(
             sf,
@@ -143,6 +154,49 @@ def _check_options(backend: str, method: str | None, time_limit: float | None, t
     checks.name("method", method)
     checks.number("time_limit", time_limit, strict=True)
     checks.number("target_exploitability", target)
+
+
+def _solve_by_double_oracle(
+    sf: SequenceForm,
+    backend: str,
+    *,
+    method: str | None,
+    time_limit: float | None,
+    target_exploitability: float | None,
+    iterations: int | None,
+    verbose: bool,
+    times: dict,
+) -> LPRun:
+    """The double oracle on ``sf`` (:func:`equilibria.routes.double_oracle.double_oracle`),
+    its best certified pair as a run of the LP family; ``auto`` runs its LPs on HiGHS."""
+    from .double_oracle import double_oracle
+
+    backend = "highs" if backend == AUTO else backend
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    run = double_oracle(
+        sf,
+        backend,
+        method=method,
+        target_exploitability=target_exploitability,
+        iterations=iterations,
+        deadline=deadline,
+        verbose=verbose,
+    )
+    times["solve"] = times.get("solve", 0.0) + time.perf_counter() - t0
+    last = run.history[-1]
+    return LPRun(
+        None,
+        run.behaviors,
+        run.certificate,
+        run.status,
+        float(run.certificate.payoffs[0]),
+        backend,
+        method,
+        curve=[CurvePoint(it.iteration, it.seconds, it.exploitability) for it in run.history],
+        problem_sizes=dict(zip(("rows", "columns", "nonzeros"), last.lp)),
+        algorithm="double-oracle",
+    )
 
 
 def _build_lp(sf: SequenceForm, times: dict) -> LinearProgram:
@@ -471,7 +525,13 @@ def solved_lines(answer: Any) -> list[str]:
     """A sequence-form answer's lines after its header: the certificate, the iterations of
     a first-order method or the LP's size, dominated actions removed, the seconds."""
     lines = answer.certificate_lines()
-    if answer.curve:
+    if answer.curve and getattr(answer, "algorithm", None) == "double-oracle":
+        last = answer.curve[-1]
+        lines.append(f"iterations      {last.iterations:,} of the double oracle in {last.seconds:.2f} s")
+        lines.append(
+            f"restricted LP   {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros (the last one)"
+        )
+    elif answer.curve:
         last = answer.curve[-1]
         bound = f"; proven exploitability bound {last.proven_bound:.3e}" if last.proven_bound is not None else ""
         runs = f"{last.iterations:,} in {last.seconds:.2f} s, certified {len(answer.curve)} times"

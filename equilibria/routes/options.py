@@ -62,11 +62,13 @@ class LPOptions(RouteOptions):
     algorithm: Algorithm = field(
         default="lp",
         metadata={
-            "help": "the LP (solved exactly), or a first-order method on the saddle point (anytime: needs "
-            "target_exploitability, time_limit or iterations)"
+            "help": "the LP (solved exactly); double-oracle: restricted LPs grown by exact best responses; or a "
+            "first-order method on the saddle point (anytime: needs target_exploitability, time_limit or iterations)"
         },
     )
-    iterations: int | None = field(default=None, metadata={"help": "a first-order method's iterations", "range": 1})
+    iterations: int | None = field(
+        default=None, metadata={"help": "a first-order method's or the double oracle's iterations", "range": 1}
+    )
     eliminate_dominated: bool = field(
         default=False,
         metadata={
@@ -76,7 +78,11 @@ class LPOptions(RouteOptions):
 
     def validate(self) -> None:
         if self.algorithm != "lp":
-            given = [flag for flag, name in (("--both-lps", "both_lps"), ("--method", "method")) if getattr(self, name)]
+            # the double oracle solves LPs too: --method applies to them
+            flags = (("--both-lps", "both_lps"),) + (
+                (("--method", "method"),) if self.algorithm != "double-oracle" else ()
+            )
+            given = [flag for flag, name in flags if getattr(self, name)]
             if given:
                 raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
 

@@ -26,7 +26,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     options = given_options(args)
     algorithm = options.get("algorithm", "lp")
-    if algorithm != "lp" and "backend" in options:
+    if algorithm not in ("lp", "double-oracle") and "backend" in options:
         raise usage_error(f"--backend applies to the LP, not to {algorithm}")
     check_strategy_target(args)
     if args.shrink and args.no_shrink:
