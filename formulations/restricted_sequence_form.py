@@ -41,9 +41,13 @@ class Restriction:
     kept: np.ndarray
 
     def __post_init__(self) -> None:
-        tp = self.treeplex
         self.kept = np.asarray(self.kept, dtype=bool).copy()
         self.kept[0] = True  # the empty sequence
+        self._derive()
+
+    def _derive(self) -> None:
+        """The kept sequences' indices, each sequence's owner and the restricted sets."""
+        tp = self.treeplex
         self.index = np.flatnonzero(self.kept)
         owner = np.full(tp.num_sequences, -1, dtype=np.int64)
         owner[self.index] = np.arange(self.index.shape[0])
@@ -78,7 +82,7 @@ class Restriction:
         count = int(new.sum())
         if count:
             self.kept |= new
-            self.__post_init__()
+            self._derive()
         return count
 
     def full_plan(self, restricted_plan: np.ndarray) -> np.ndarray:

@@ -135,9 +135,33 @@ def saddle_point_exploitability(
     x = treeplexes[0].realization(behaviors[0])
     y = treeplexes[1].realization(behaviors[1])
     ay = payoff @ y
-    value = float(x @ ay)
+    values = (treeplexes[0].best_value(ay), treeplexes[1].best_value(-(payoff_transposed @ x)))
+    return _constant_sum_certificate(float(x @ ay), values, constant)
+
+
+def saddle_point_best_responses(
+    payoff: sp.spmatrix | Any,
+    payoff_transposed: sp.spmatrix | Any,
+    treeplexes: tuple[Treeplex, Treeplex],
+    behaviors: list[np.ndarray],
+    constant: float = 0.0,
+) -> tuple[Exploitability, list[np.ndarray]]:
+    """:func:`saddle_point_exploitability` and the pure best responses that attain it (one
+    behaviour strategy per player, from the same two sparse products), for a method that
+    grows its strategies by them."""
+    x = treeplexes[0].realization(behaviors[0])
+    y = treeplexes[1].realization(behaviors[1])
+    ay = payoff @ y
+    value1, best1 = treeplexes[0].best_response(ay)
+    value2, best2 = treeplexes[1].best_response(-(payoff_transposed @ x))
+    return _constant_sum_certificate(float(x @ ay), (value1, value2), constant), [best1, best2]
+
+
+def _constant_sum_certificate(value: float, best_values: tuple[float, float], constant: float) -> Exploitability:
+    """The certificate of a two-player profile whose payoffs add up to ``constant``: player
+    1's ``value`` and each player's best-response value (player 2's without the constant)."""
     pay = np.array([value, constant - value])
-    br = np.array([treeplexes[0].best_value(ay), constant + treeplexes[1].best_value(-(payoff_transposed @ x))])
+    br = np.array([best_values[0], constant + best_values[1]])
     gaps = np.maximum(br - pay, 0.0)
     nash_conv = float(gaps.sum())
     return Exploitability(exploitability=nash_conv / 2, nash_conv=nash_conv, payoffs=pay, best_response_values=br)

@@ -144,30 +144,28 @@ def mip_nash_column_names(sf: SequenceForm, blocks: list[tuple[str, int]]) -> li
     return names
 
 
-def is_mip_nash_auxiliary(sf: SequenceForm, name: str) -> bool:
-    """True for a name that a MIP Nash program of ``sf``'s game gives a column other than a
-    realization weight or a value (those a solution file may hold and a certificate
-    ignores)."""
-    if _MIP_NASH_SHARED.fullmatch(name):
-        return True
-    head = name.split("(", 1)[0]
-    if len(head) < 2 or head[0] not in MIP_NASH_SEQUENCE_BLOCKS or not head[1:].isdigit():
-        return False
-    p = int(head[1:]) - 1
-    return 0 <= p < sf.num_players and name in _sequence_name_set(sf, p, head[0])
+def mip_nash_auxiliary_names(sf: SequenceForm) -> set[str]:
+    """The names that MIP Nash programs of ``sf``'s game give columns other than the
+    realization plans and values, bar the shared ``w_<i>`` and ``u_<i>``
+    (:func:`is_shared_mip_nash_column`): a solution file may hold them, a certificate
+    passes over them."""
+    names = {"z"}
+    for p in range(sf.num_players):
+        for letter in MIP_NASH_SEQUENCE_BLOCKS:
+            names.update(sequence_names(sf, p, letter))
+    return names
 
 
-def _sequence_name_set(sf: SequenceForm, p: int, letter: str) -> set[str]:
-    cache = sf.__dict__.setdefault("_mip_nash_names", {})
-    if (p, letter) not in cache:
-        cache[p, letter] = set(sequence_names(sf, p, letter))
-    return cache[p, letter]
+def is_shared_mip_nash_column(name: str) -> bool:
+    """True for a MIP Nash product column ``w_<i>`` or ``u_<i>`` (or the objective's ``z``)."""
+    return _MIP_NASH_SHARED.fullmatch(name) is not None
 
 
 __all__ = [
     "MAX_NAME",
     "infoset_names",
-    "is_mip_nash_auxiliary",
+    "is_shared_mip_nash_column",
+    "mip_nash_auxiliary_names",
     "mip_nash_column_names",
     "name_part",
     "plan_names",

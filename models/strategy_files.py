@@ -44,7 +44,7 @@ import numpy as np
 from .errors import StrategyFileError
 from .inputs import read_input
 from .sequence import SequenceForm
-from .sequence_names import infoset_names, is_mip_nash_auxiliary, plan_names
+from .sequence_names import infoset_names, is_shared_mip_nash_column, mip_nash_auxiliary_names, plan_names
 from .strategy import tree_names
 
 #: How far a plan may break the sequence-form constraints, or a row of probabilities miss
@@ -379,14 +379,15 @@ def _solution_behaviors(
     for p in range(sf.num_players):
         columns.update({name: (p, s) for s, name in enumerate(plan_names(sf, p))})
         columns.update({name: None for name in infoset_names(sf, p, "v")})  # the other LP columns
+    columns.update(dict.fromkeys(mip_nash_auxiliary_names(sf)))  # a MIP Nash program's others
     plans: dict[int, np.ndarray] = {}
     first_line: dict[str, int] = {}
     for name, text, number in entries:
         if name in first_line:
             raise StrategyFileError(f"{path}, line {number}: '{_shown(name)}' again (first on line {first_line[name]})")
         first_line[name] = number
-        if name not in columns and is_mip_nash_auxiliary(sf, name):
-            continue  # a MIP Nash program's other columns
+        if name not in columns and is_shared_mip_nash_column(name):
+            continue
         if name not in columns:
             hint = (
                 "a threshold program's solution? give --model" if name.startswith("t(_") else "a file of another game?"

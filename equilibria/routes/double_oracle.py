@@ -33,7 +33,7 @@ from ..core.anytime import Anytime
 from ..core.steps import Outcome, Steps
 from ..formulations.restricted_sequence_form import Restriction, restricted_lp
 from ..formulations.sequence_form_lp import check_two_player_zero_sum, opponent_realization_plan, realization_plan
-from ..models.best_response import Exploitability, saddle_point_exploitability
+from ..models.best_response import Exploitability, saddle_point_best_responses
 from ..models.errors import SolveFailed
 from ..models.progress import stage
 from ..models.sequence import SequenceForm
@@ -271,15 +271,12 @@ def _iterate(
     ]
     tps = (sf.players[0].treeplex, sf.players[1].treeplex)
     behaviors = [tps[p].behavior(plans[p]) for p in range(2)]
-    certificate = saddle_point_exploitability(
+    certificate, best = saddle_point_best_responses(
         problem.payoff, problem.payoff_transposed, tps, behaviors, problem.constant
     )
     upper = float(certificate.best_response_values[0])
     lower = problem.constant - float(certificate.best_response_values[1])
-    # the best responses' plans, against each other's full strategy
-    _, br1 = tps[0].best_response(problem.payoff @ tps[1].realization(behaviors[1]))
-    _, br2 = tps[1].best_response(-(problem.payoff_transposed @ tps[0].realization(behaviors[0])))
-    added = (restrictions[0].grow(tps[0].realization(br1)), restrictions[1].grow(tps[1].realization(br2)))
+    added = (restrictions[0].grow(tps[0].realization(best[0])), restrictions[1].grow(tps[1].realization(best[1])))
     shape = (lp.A.shape[0], lp.A.shape[1], int(lp.A.nnz))
     record = Iteration(index, sizes, shape, lower, upper, added, time.perf_counter() - start)
     history.append(record)

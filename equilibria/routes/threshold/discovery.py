@@ -374,6 +374,22 @@ MANY_PLAYER_EPSILON = 1e-3
 MIX_FLOOR = 0.02
 
 
+def _read(
+    game: BayesianGame, regions: list[list[int]], cuts: list[list[float]], name: str, description: str
+) -> tuple[ParametricModel, tuple[list[float], ...]]:
+    """The model whose players play ``regions`` (plan indices, lowest signals first) cut at
+    ``cuts``, its thresholds ordered by position, and the thresholds."""
+    players = range(game.num_players)
+    model = ParametricModel(
+        name,
+        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in players),
+        order=_order_by_position({f"{p + 1}.{j + 1}": c for p in players for j, c in enumerate(cuts[p])}),
+        game=game.name,
+        description=description,
+    )
+    return model, tuple(cuts)
+
+
 def read_cell_model(
     game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str
 ) -> tuple[ParametricModel, tuple[list[float], ...]]:
@@ -408,15 +424,7 @@ def read_cell_model(
                 position += float(mix[q]) * width
         regions.append(sequence)
         cuts.append(at)
-    players = range(game.num_players)
-    model = ParametricModel(
-        name,
-        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in players),
-        order=_order_by_position({f"{p + 1}.{j + 1}": c for p in players for j, c in enumerate(cuts[p])}),
-        game=game.name,
-        description=f"read from the game's CFR+ profile on {finite.sizes[0]} cells",
-    )
-    return model, tuple(cuts)
+    return _read(game, regions, cuts, name, f"read from the game's CFR+ profile on {finite.sizes[0]} cells")
 
 
 #: Own reach of a history below which a signal's action there is free (the signal does not
@@ -511,15 +519,9 @@ def read_band_model(
                 sequence.append(q)
         regions.append(sequence)
         cuts.append(at)
-    players = range(game.num_players)
-    model = ParametricModel(
-        name,
-        tuple([_plan_spec(game, p, q) for q in regions[p]] for p in players),
-        order=_order_by_position({f"{p + 1}.{j + 1}": c for p in players for j, c in enumerate(cuts[p])}),
-        game=game.name,
-        description=f"read band by band from the game's CFR+ profile on {finite.sizes[0]} cells",
+    return _read(
+        game, regions, cuts, name, f"read band by band from the game's CFR+ profile on {finite.sizes[0]} cells"
     )
-    return model, tuple(cuts)
 
 
 def search_many(
