@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .sequence import PlayerSequences, SequenceForm
 from .strategy import expected_payoffs, realization_from_behavior
-from .treeplex import Treeplex
+from .treeplex import PlacedTreeplex, Treeplex
 
 
 @dataclass(frozen=True)
@@ -118,14 +118,15 @@ def certify(sf: SequenceForm, behaviors: list[np.ndarray]) -> Exploitability:
 def saddle_point_exploitability(
     payoff: sp.spmatrix | Any,
     payoff_transposed: sp.spmatrix | Any,
-    treeplexes: tuple[Treeplex, Treeplex],
-    behaviors: list[np.ndarray],
+    treeplexes: tuple[Treeplex, Treeplex] | tuple[PlacedTreeplex, ...],
+    behaviors: list[Any],
     constant: float = 0.0,
 ) -> Exploitability:
     """:func:`exploitability` of a two-player constant-sum profile from player 1's payoff
     matrix over sequences (``SequenceForm.payoff_matrix(0)``) and its transpose (or
-    anything that multiplies a vector by them with ``@``), the players' treeplexes and the
-    constant the payoffs add up to.
+    anything that multiplies a vector by them with ``@``), the players' treeplexes (or
+    :class:`~.treeplex.PlacedTreeplex` es with ``behaviors`` of their kind of array: a
+    first-order solver's certificate where it runs) and the constant the payoffs add up to.
 
     The same exact best responses as :func:`exploitability`, by two sparse products
     instead of a pass over every payoff entry: a first-order solver holds both matrices,

@@ -2,16 +2,21 @@
 first-order solvers, best responses, strategy conversions and certificates.
 
 Information sets are grouped by own depth once (:attr:`Treeplex.levels`, cached); every
-operation is one numpy step per level over all the information sets of that level.
+operation is one array step per level over all the information sets of that level.
+:meth:`Treeplex.on` places the index arrays on another kind of array
+(:mod:`~equilibria.models.array_ops`: torch tensors on a device), where the same sweeps run
+as a :class:`PlacedTreeplex`; the treeplex's own methods are those sweeps on numpy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
+from .array_ops import NUMPY, ArrayOps
 from .efg import segment_ranges
 
 #: An information set whose actions' realization weights add up to at most this is
@@ -86,48 +91,35 @@ class Treeplex:
         b[1:] = 1.0 / self.num_actions[self.sequence_infoset]
         return b
 
+    @cached_property
+    def _numpy(self) -> PlacedTreeplex:
+        return PlacedTreeplex(self, NUMPY)
+
+    def on(self, ops: ArrayOps) -> PlacedTreeplex:
+        """This treeplex with its index arrays moved to ``ops``'s kind of array (made once
+        per solver: the sweeps then run there)."""
+        return self._numpy if ops is NUMPY else PlacedTreeplex(self, ops)
+
     def realization(self, behavior: np.ndarray) -> np.ndarray:
         """The realization plan of a behaviour strategy (top-down, one step per level)."""
-        x = np.array(behavior, dtype=np.float64)
-        x[0] = 1.0
-        for lv in self.levels:
-            x[lv.sequences] *= x[lv.parent][lv.owner]
-        return x
+        return self._numpy.realization(behavior)
 
     def behavior(self, plan: np.ndarray) -> np.ndarray:
         """The behaviour strategy of a realization plan: each information set's action
         weights (negative ones, solver noise, as zero) divided by their sum, uniform where
         that sum is at most :data:`UNREACHED` (play never arrives there)."""
-        r = np.maximum(np.asarray(plan, dtype=np.float64), 0.0)
-        b = self.uniform()
-        if self.num_infosets == 0:
-            return b
-        totals = np.add.reduceat(r[1:], self.first_sequence - 1)[self.sequence_infoset]
-        reached = totals > UNREACHED
-        b[1:][reached] = r[1:][reached] / totals[reached]
-        return b
+        return self._numpy.behavior(plan)
 
     def expected_values(self, behavior: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Counterfactual values under ``behavior``: ``values`` gives each sequence the
         value of the terminals it ends at; returns (per sequence: that plus the values of
         the information sets below it, per information set: the expectation over its
         actions). One bottom-up step per level."""
-        v = np.array(values, dtype=np.float64)
-        info = np.zeros(self.num_infosets)
-        for lv in reversed(self.levels):
-            iv = np.add.reduceat(behavior[lv.sequences] * v[lv.sequences], lv.offsets) if lv.sequences.size else v[:0]
-            info[lv.infosets] = iv
-            v[lv.parents] += np.bincount(lv.parent_of, weights=iv, minlength=lv.parents.shape[0])
-        return v, info
+        return self._numpy.expected_values(behavior, values)
 
     def best_value(self, values: np.ndarray) -> float:
         """``max x'values`` over the realization plans (pure ones attain it)."""
-        v = np.array(values, dtype=np.float64)
-        for lv in reversed(self.levels):
-            if lv.sequences.size:
-                best = np.maximum.reduceat(v[lv.sequences], lv.offsets)
-                v[lv.parents] += np.bincount(lv.parent_of, weights=best, minlength=lv.parents.shape[0])
-        return float(v[0])
+        return self._numpy.best_value(values)
 
     def best_response(self, values: np.ndarray) -> tuple[float, np.ndarray]:
         """:meth:`best_value` and a pure behaviour strategy attaining it (the first best
@@ -148,4 +140,95 @@ class Treeplex:
         return float(v[0]), behavior
 
 
-__all__ = ["UNREACHED", "Treeplex"]
+@dataclass(frozen=True)
+class _PlacedLevel:
+    """A level's index arrays on one kind of array (see :class:`_Level`)."""
+
+    infosets: Any
+    sequences: Any
+    offsets: Any
+    owner: Any
+    parent_entry: Any  # parent sequence of each entry of ``sequences``
+    parents: Any
+    parent_of: Any
+    size: int  # number of information sets
+    parent_count: int
+
+
+class PlacedTreeplex:
+    """A :class:`Treeplex`'s sweeps on one kind of array (:class:`~.array_ops.ArrayOps`):
+    numpy, or torch tensors on a device. Vectors in and out are of that kind."""
+
+    def __init__(self, treeplex: Treeplex, ops: ArrayOps):
+        self.treeplex, self.ops = treeplex, ops
+        self.num_sequences, self.num_infosets = treeplex.num_sequences, treeplex.num_infosets
+        put = ops.indices
+        self.levels = [
+            _PlacedLevel(
+                infosets=put(lv.infosets),
+                sequences=put(lv.sequences),
+                offsets=put(lv.offsets),
+                owner=put(lv.owner),
+                parent_entry=put(lv.parent[lv.owner]),
+                parents=put(lv.parents),
+                parent_of=put(lv.parent_of),
+                size=int(lv.infosets.shape[0]),
+                parent_count=int(lv.parents.shape[0]),
+            )
+            for lv in treeplex.levels
+            if lv.sequences.size
+        ]
+        self.first_offsets = put(treeplex.first_sequence - 1)
+        self.sequence_infoset = put(treeplex.sequence_infoset)
+        self._uniform = ops.vector(treeplex.uniform())
+
+    def uniform(self) -> Any:
+        """The behaviour strategy playing every action with equal probability."""
+        return self.ops.vector(self._uniform)
+
+    def action_totals(self, values: Any) -> Any:
+        """Per information set, the sum of ``values`` (one per non-empty sequence) over
+        its actions."""
+        return self.ops.segment_sum(values, self.first_offsets, self.sequence_infoset, self.num_infosets)
+
+    def realization(self, behavior: Any) -> Any:
+        """:meth:`Treeplex.realization`."""
+        x = self.ops.vector(behavior)
+        x[0] = 1.0
+        for lv in self.levels:
+            x[lv.sequences] *= x[lv.parent_entry]
+        return x
+
+    def behavior(self, plan: Any) -> Any:
+        """:meth:`Treeplex.behavior`."""
+        ops = self.ops
+        r = ops.positive(ops.vector(plan))
+        b = self.uniform()
+        if self.num_infosets == 0:
+            return b
+        totals = self.action_totals(r[1:])[self.sequence_infoset]
+        ops.divide(r[1:], totals, out=b[1:], where=totals > UNREACHED)
+        return b
+
+    def expected_values(self, behavior: Any, values: Any) -> tuple[Any, Any]:
+        """:meth:`Treeplex.expected_values`."""
+        ops = self.ops
+        v = ops.vector(values)
+        info = ops.zeros(self.num_infosets)
+        for lv in reversed(self.levels):
+            iv = ops.segment_sum(behavior[lv.sequences] * v[lv.sequences], lv.offsets, lv.owner, lv.size)
+            info[lv.infosets] = iv
+            v[lv.parents] += ops.grouped_sum(lv.parent_of, iv, lv.parent_count)
+        return v, info
+
+    def best_value(self, values: Any) -> float:
+        """:meth:`Treeplex.best_value`."""
+        ops = self.ops
+        v = ops.vector(values)
+        for lv in reversed(self.levels):
+            best = ops.segment_max(v[lv.sequences], lv.offsets, lv.owner, lv.size)
+            v[lv.parents] += ops.grouped_sum(lv.parent_of, best, lv.parent_count)
+        return float(v[0])
+
+
+__all__ = ["UNREACHED", "PlacedTreeplex", "Treeplex"]

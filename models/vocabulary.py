@@ -11,6 +11,9 @@ FirstOrderAlgorithm = Literal["cfr+", "pcfr+", "dcfr", "mirror-prox"]
 #: What the sequence-form routes solve with: the LP, restricted LPs grown by best responses
 #: (the double oracle), or a first-order method.
 Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
+#: Where a first-order method's arrays live: numpy, torch on the CPU, torch on CUDA, or
+#: auto (CUDA for large payoff matrices when torch sees one, numpy otherwise).
+Device = Literal["numpy", "cpu", "cuda", "auto"]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not
 #: lossless), and none (the full game built from its signals).
 ShrinkRule = Literal["lossless", "published", "none"]
@@ -28,6 +31,7 @@ ThresholdCertificate = Literal["exact", "cells"]
 NashFormulation = Literal[1, 2, 3, 4]
 
 FIRST_ORDER_ALGORITHMS: tuple[str, ...] = get_args(FirstOrderAlgorithm)
+DEVICES: tuple[str, ...] = get_args(Device)
 ALGORITHMS: tuple[str, ...] = get_args(Algorithm)
 SHRINK_RULES: tuple[str, ...] = get_args(ShrinkRule)
 PRODUCTS: tuple[str, ...] = get_args(Products)
@@ -39,6 +43,8 @@ THRESHOLD_CERTIFICATES: tuple[str, ...] = get_args(ThresholdCertificate)
 __all__ = [
     "ALGORITHMS",
     "Algorithm",
+    "DEVICES",
+    "Device",
     "FIRST_ORDER_ALGORITHMS",
     "FirstOrderAlgorithm",
     "INDICATORS",

@@ -33,77 +33,30 @@ against :meth:`average_behaviors`.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..models.array_ops import NUMPY, ArrayOps
 from ..models.treeplex import Treeplex
 from ..models.vocabulary import FIRST_ORDER_ALGORITHMS
 
 ALGORITHMS = FIRST_ORDER_ALGORITHMS
 
-#: Matrices with at least this many nonzeros are multiplied by row blocks on several
-#: threads (scipy's sparse products release the GIL); below it a thread costs more than
-#: it saves.
-PARALLEL_NONZEROS = 1 << 21
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-class RowBlocks:
-    """A CSR matrix multiplied by row blocks of about equal nonzeros, one thread each.
-
-    The blocks are views of the matrix's arrays (only their row pointers are copied), and
-    ``blocks @ x`` equals ``matrix @ x`` exactly: every row is summed by one thread, in
-    the same order."""
-
-    def __init__(self, matrix: sp.csr_matrix, threads: int):
-        self.shape = matrix.shape
-        nnz = matrix.indptr[-1]
-        cuts = np.searchsorted(matrix.indptr, np.linspace(0, nnz, threads + 1)[1:-1])
-        bounds = [0, *sorted(set(int(c) for c in cuts) - {0, matrix.shape[0]}), matrix.shape[0]]
-        self.blocks = []
-        for r0, r1 in zip(bounds[:-1], bounds[1:]):
-            a0, a1 = matrix.indptr[r0], matrix.indptr[r1]
-            # an empty matrix of the block's shape given the slices afterwards: scipy's
-            # constructor copies a slice shorter than half its array, which would double
-            # the memory of a matrix of a hundred million entries
-            block = sp.csr_matrix((r1 - r0, matrix.shape[1]), dtype=matrix.dtype)
-            block.indptr = (matrix.indptr[r0 : r1 + 1] - a0).astype(matrix.indices.dtype)
-            block.indices, block.data = matrix.indices[a0:a1], matrix.data[a0:a1]
-            self.blocks.append(block)
-        self._pool = ThreadPoolExecutor(len(self.blocks), thread_name_prefix="sparse-product")
-
-    def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        return np.concatenate(list(self._pool.map(lambda block: block @ x, self.blocks)))
-
-
-def products(matrix: sp.csr_matrix, threads: int | None = None) -> sp.csr_matrix | RowBlocks:
-    """What a solver multiplies by: ``matrix`` itself, or :class:`RowBlocks` of it when it
-    is large enough to share among the usable cores (``threads``: how many; default all)."""
-    threads = _usable_cores() if threads is None else threads
-    if threads < 2 or matrix.nnz < PARALLEL_NONZEROS or matrix.shape[0] < threads:
-        return matrix
-    return RowBlocks(matrix, threads)
-
 
 class SaddlePointSolver:
-    """Common state: the payoff matrix, both treeplexes and the iteration count."""
+    """Common state: the payoff matrix, both treeplexes, where the arrays live and the
+    iteration count.
+
+    ``ops`` (default numpy) says where the iterations run: with :class:`TorchOps` the
+    matrices and the treeplexes' index arrays are moved to its device once, every
+    iteration runs there, and only :meth:`average_behaviors` comes back to the host."""
 
     name = ""
 
-    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]):
+    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY):
         self.A = sp.csr_matrix(payoff, dtype=np.float64)
-        self.At = self.A.T.tocsr()
-        # the products every iteration takes, on all usable cores for large matrices
-        self.times, self.times_transposed = products(self.A), products(self.At)
         self.treeplexes = treeplexes
         self.iterations = 0
         if self.A.shape != (treeplexes[0].num_sequences, treeplexes[1].num_sequences):
@@ -111,14 +64,24 @@ class SaddlePointSolver:
                 f"payoff matrix of shape {self.A.shape} for treeplexes of "
                 f"{treeplexes[0].num_sequences} and {treeplexes[1].num_sequences} sequences"
             )
+        self.ops = ops
+        # the products every iteration takes (on all usable cores for large matrices on numpy)
+        self.times, self.times_transposed = ops.matrix(self.A), ops.matrix(self.A.T.tocsr())
+        self.placed = tuple(tp.on(ops) for tp in treeplexes)
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations."""
         raise NotImplementedError
 
-    def average_behaviors(self) -> list[np.ndarray]:
-        """Both players' behaviour strategies of the current average (the answer)."""
+    def device_behaviors(self) -> list[Any]:
+        """Both players' behaviour strategies of the current average, as arrays of the
+        solver's kind (for a certificate computed where the solver runs)."""
         raise NotImplementedError
+
+    def average_behaviors(self) -> list[np.ndarray]:
+        """Both players' behaviour strategies of the current average (the answer), as
+        numpy arrays."""
+        return [self.ops.numpy(b) for b in self.device_behaviors()]
 
 
 class RegretMatchingSolver(SaddlePointSolver):
@@ -128,38 +91,40 @@ class RegretMatchingSolver(SaddlePointSolver):
     ``pcfr+``, on them plus the prediction); the average is of realization plans, weighted
     as the variant prescribes."""
 
-    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], variant: str = "cfr+"):
-        super().__init__(payoff, treeplexes)
+    def __init__(
+        self,
+        payoff: sp.spmatrix,
+        treeplexes: tuple[Treeplex, Treeplex],
+        variant: str = "cfr+",
+        ops: ArrayOps = NUMPY,
+    ):
+        super().__init__(payoff, treeplexes, ops)
         if variant not in ("cfr+", "pcfr+", "dcfr"):
             raise ValueError(f"variant must be cfr+, pcfr+ or dcfr, not {variant!r}")
         self.name = variant
         self.alpha, self.beta, self.gamma = 1.5, 0.0, 2.0
-        self.regrets = [np.zeros(tp.num_sequences) for tp in treeplexes]
-        self.current = [tp.uniform() for tp in treeplexes]
-        self.plans = [tp.realization(b) for tp, b in zip(treeplexes, self.current)]
-        self.plan_sums = [np.zeros(tp.num_sequences) for tp in treeplexes]
-        self._uniform = [tp.uniform()[1:] for tp in treeplexes]
+        self.regrets = [ops.zeros(tp.num_sequences) for tp in treeplexes]
+        self.current = [tp.uniform() for tp in self.placed]
+        self.plans = [tp.realization(b) for tp, b in zip(self.placed, self.current)]
+        self.plan_sums = [ops.zeros(tp.num_sequences) for tp in treeplexes]
 
-    def _matched(self, p: int, prediction: np.ndarray | None = None) -> np.ndarray:
+    def _matched(self, p: int, prediction: Any = None) -> Any:
         """Regret matching on the regrets (plus ``prediction``, per non-empty sequence)."""
-        tp = self.treeplexes[p]
-        b = np.ones(tp.num_sequences)
+        tp, ops = self.placed[p], self.ops
+        b = tp.uniform()
         if tp.num_infosets == 0:
             return b
         regrets = self.regrets[p][1:] if prediction is None else self.regrets[p][1:] + prediction
-        positive = np.maximum(regrets, 0.0, out=regrets if prediction is not None else None)
-        totals = np.add.reduceat(positive, tp.first_sequence - 1)
-        some = totals > 0
+        positive = ops.positive(regrets, out=regrets if prediction is not None else None)
+        totals = tp.action_totals(positive)[tp.sequence_infoset]
         # divided, not multiplied by an inverse: regret matching jumps where a regret
-        # crosses zero, and a last-digit change there changes the iterates
-        np.divide(positive, totals[tp.sequence_infoset], out=b[1:], where=some[tp.sequence_infoset])
-        if not some.all():
-            none = ~some[tp.sequence_infoset]
-            b[1:][none] = self._uniform[p][none]
+        # crosses zero, and a last-digit change there changes the iterates; uniform where
+        # no action has positive regret
+        ops.divide(positive, totals, out=b[1:], where=totals > 0)
         return b
 
     def _update(self, p: int) -> None:
-        tp = self.treeplexes[p]
+        tp, ops = self.placed[p], self.ops
         t = self.iterations + 1
         values = self.times @ self.plans[1] if p == 0 else -(self.times_transposed @ self.plans[0])
         v, info = tp.expected_values(self.current[p], values)
@@ -168,16 +133,16 @@ class RegretMatchingSolver(SaddlePointSolver):
         r[1:] += instant
         prediction = None
         if self.name == "pcfr+":
-            np.maximum(r, 0.0, out=r)
+            ops.positive(r, out=r)
             self.plan_sums[p] += float(t) ** 2 * self.plans[p]
             prediction = instant  # the regrets just seen predict the next ones
         elif self.name == "cfr+":
-            np.maximum(r, 0.0, out=r)
+            ops.positive(r, out=r)
             self.plan_sums[p] += t * self.plans[p]
         else:
             pos = t**self.alpha / (t**self.alpha + 1.0)
             neg = t**self.beta / (t**self.beta + 1.0)
-            r *= np.where(r > 0, pos, neg)
+            r *= ops.where(r > 0, pos, neg)
             self.plan_sums[p] += t**self.gamma * self.plans[p]
         self.current[p] = self._matched(p, prediction)
         self.plans[p] = tp.realization(self.current[p])
@@ -189,11 +154,11 @@ class RegretMatchingSolver(SaddlePointSolver):
             self._update(1)
             self.iterations += 1
 
-    def average_behaviors(self) -> list[np.ndarray]:
+    def device_behaviors(self) -> list[Any]:
         """Behaviour strategies of the weighted average realization plans."""
         if self.iterations == 0:
-            return [tp.uniform() for tp in self.treeplexes]
-        return [tp.behavior(s) for tp, s in zip(self.treeplexes, self.plan_sums)]
+            return [tp.uniform() for tp in self.placed]
+        return [tp.behavior(s) for tp, s in zip(self.placed, self.plan_sums)]
 
 
 class MirrorProxSolver(SaddlePointSolver):
@@ -207,12 +172,18 @@ class MirrorProxSolver(SaddlePointSolver):
 
     name = "mirror-prox"
 
-    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], step: float | None = None):
-        super().__init__(payoff, treeplexes)
+    def __init__(
+        self,
+        payoff: sp.spmatrix,
+        treeplexes: tuple[Treeplex, Treeplex],
+        step: float | None = None,
+        ops: ArrayOps = NUMPY,
+    ):
+        super().__init__(payoff, treeplexes, ops)
         scale = float(np.abs(self.A.data).max(initial=0.0)) or 1.0
         self.step = step if step is not None else 1.0 / scale
-        self.logb = [np.log(tp.uniform()) for tp in treeplexes]
-        self.avg = [np.zeros(tp.num_sequences) for tp in treeplexes]
+        self.logb = [ops.log(tp.uniform()) for tp in self.placed]
+        self.avg = [ops.zeros(tp.num_sequences) for tp in treeplexes]
         self.step_sum = 0.0
         # the dilated entropy's range from the uniform start: sum over reached information
         # sets of log(actions), maximised over pure plans
@@ -225,46 +196,43 @@ class MirrorProxSolver(SaddlePointSolver):
         np.add.at(w, tp.parent_sequence, np.log(tp.num_actions))
         return w
 
-    def _costs(self, plans: list[np.ndarray]) -> list[np.ndarray]:
+    def _costs(self, plans: list[Any]) -> list[Any]:
         return [-(self.times @ plans[1]), self.times_transposed @ plans[0]]
 
-    def _prox(self, p: int, logb0: np.ndarray, cost: np.ndarray, eta: float) -> np.ndarray:
+    def _prox(self, p: int, logb0: Any, cost: Any, eta: float) -> Any:
         """Behaviour (log-probabilities) minimising ``eta <cost, x> + D(x, x0)``."""
-        tp = self.treeplexes[p]
-        s = eta * np.asarray(cost, dtype=np.float64)
-        logb = np.zeros(tp.num_sequences)
+        tp, ops = self.placed[p], self.ops
+        s = eta * ops.vector(cost)
+        logb = ops.zeros(tp.num_sequences)
         for lv in reversed(tp.levels):
-            if not lv.sequences.size:
-                continue
             logits = logb0[lv.sequences] - s[lv.sequences]
-            top = np.maximum.reduceat(logits, lv.offsets)
-            lse = top + np.log(np.add.reduceat(np.exp(logits - top[lv.owner]), lv.offsets))
+            top = ops.segment_max(logits, lv.offsets, lv.owner, lv.size)
+            lse = top + ops.log(ops.segment_sum(ops.exp(logits - top[lv.owner]), lv.offsets, lv.owner, lv.size))
             logb[lv.sequences] = logits - lse[lv.owner]
             # the subproblem's optimal value, per unit of reach, charged to the parent
-            s[lv.parents] -= np.bincount(lv.parent_of, weights=lse, minlength=lv.parents.shape[0])
+            s[lv.parents] -= ops.grouped_sum(lv.parent_of, lse, lv.parent_count)
         return logb
 
-    def _divergence(self, p: int, logb_u: np.ndarray, plan_u: np.ndarray, logb_v: np.ndarray) -> float:
+    def _divergence(self, logb_u: Any, plan_u: Any, logb_v: Any) -> float:
         """``D(u, v)`` of the dilated entropy: reach-weighted KL per information set."""
-        return float(np.dot(plan_u[1:], logb_u[1:] - logb_v[1:]))
+        return self.ops.dot(plan_u[1:], logb_u[1:] - logb_v[1:])
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` accepted steps."""
-        tps = self.treeplexes
+        tps, ops = self.placed, self.ops
         for _ in range(n):
-            x = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, self.logb)]
+            x = [tp.realization(ops.exp(lb)) for tp, lb in zip(tps, self.logb)]
             fx = self._costs(x)
             while True:
                 eta = self.step
                 lz = [self._prox(p, self.logb[p], fx[p], eta) for p in (0, 1)]
-                z = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, lz)]
+                z = [tp.realization(ops.exp(lb)) for tp, lb in zip(tps, lz)]
                 fz = self._costs(z)
                 lx = [self._prox(p, self.logb[p], fz[p], eta) for p in (0, 1)]
-                xn = [tp.realization(np.exp(lb)) for tp, lb in zip(tps, lx)]
-                lhs = eta * sum(float(np.dot(fz[p] - fx[p], z[p] - xn[p])) for p in (0, 1))
+                xn = [tp.realization(ops.exp(lb)) for tp, lb in zip(tps, lx)]
+                lhs = eta * sum(ops.dot(fz[p] - fx[p], z[p] - xn[p]) for p in (0, 1))
                 rhs = sum(
-                    self._divergence(p, lx[p], xn[p], lz[p]) + self._divergence(p, lz[p], z[p], self.logb[p])
-                    for p in (0, 1)
+                    self._divergence(lx[p], xn[p], lz[p]) + self._divergence(lz[p], z[p], self.logb[p]) for p in (0, 1)
                 )
                 if lhs <= rhs + 1e-12 * max(1.0, abs(rhs)):
                     break
@@ -281,11 +249,11 @@ class MirrorProxSolver(SaddlePointSolver):
         """Proven bound on the average's duality gap (NashConv): range / sum of steps."""
         return self.range / self.step_sum if self.step_sum > 0 else float("inf")
 
-    def average_behaviors(self) -> list[np.ndarray]:
+    def device_behaviors(self) -> list[Any]:
         """Behaviour strategies of the step-weighted average of the middle points."""
         if self.step_sum == 0:
-            return [tp.uniform() for tp in self.treeplexes]
-        return [tp.behavior(a / self.step_sum) for tp, a in zip(self.treeplexes, self.avg)]
+            return [tp.uniform() for tp in self.placed]
+        return [tp.behavior(a / self.step_sum) for tp, a in zip(self.placed, self.avg)]
 
 
 class MultiplayerCFR:
@@ -293,9 +261,10 @@ class MultiplayerCFR:
 
     A player's counterfactual values are, per sequence, the sum over the terminals it ends
     at of chance times payoff times the other players' realization weights: one product
-    and one ``bincount`` over the terminals, no tree walk. With three or more players the
+    and one grouped sum over the terminals, no tree walk. With three or more players the
     average carries no convergence guarantee (it often gets close on small poker games);
-    callers certify it by exact best responses.
+    callers certify it by exact best responses. ``ops`` says where the arrays live, as for
+    :class:`SaddlePointSolver`.
     """
 
     name = "cfr+"
@@ -306,37 +275,41 @@ class MultiplayerCFR:
         terminal_chance: np.ndarray,
         terminal_payoffs: np.ndarray,
         treeplexes: list[Treeplex],
+        ops: ArrayOps = NUMPY,
     ):
-        self.sequences = np.asarray(terminal_sequences, dtype=np.int64)
-        self.weighted = np.asarray(terminal_chance, dtype=np.float64)[:, None] * np.asarray(terminal_payoffs)
+        sequences = np.asarray(terminal_sequences, dtype=np.int64)
+        weighted = np.asarray(terminal_chance, dtype=np.float64)[:, None] * np.asarray(terminal_payoffs)
         self.treeplexes = list(treeplexes)
         n = len(self.treeplexes)
-        if self.sequences.shape[1] != n or self.weighted.shape[1] != n:
-            raise ValueError(f"terminal arrays for {self.sequences.shape[1]} players and {n} treeplexes")
+        if sequences.shape[1] != n or weighted.shape[1] != n:
+            raise ValueError(f"terminal arrays for {sequences.shape[1]} players and {n} treeplexes")
+        self.ops = ops
+        self.placed = [tp.on(ops) for tp in self.treeplexes]
+        self.sequences = [ops.indices(np.ascontiguousarray(sequences[:, p])) for p in range(n)]
+        self.weighted = [ops.vector(weighted[:, p]) for p in range(n)]
         self.iterations = 0
-        self.regrets = [np.zeros(tp.num_sequences) for tp in self.treeplexes]
-        self.current = [tp.uniform() for tp in self.treeplexes]
-        self.plans = [tp.realization(b) for tp, b in zip(self.treeplexes, self.current)]
-        self.plan_sums = [np.zeros(tp.num_sequences) for tp in self.treeplexes]
+        self.regrets = [ops.zeros(tp.num_sequences) for tp in self.treeplexes]
+        self.current = [tp.uniform() for tp in self.placed]
+        self.plans = [tp.realization(b) for tp, b in zip(self.placed, self.current)]
+        self.plan_sums = [ops.zeros(tp.num_sequences) for tp in self.treeplexes]
 
     def _update(self, p: int) -> None:
-        tp = self.treeplexes[p]
-        reach = self.weighted[:, p].copy()
+        tp, ops = self.placed[p], self.ops
+        reach = ops.vector(self.weighted[p])
         for q, plan in enumerate(self.plans):
             if q != p:
-                reach *= plan[self.sequences[:, q]]
-        values = np.bincount(self.sequences[:, p], weights=reach, minlength=tp.num_sequences)
+                reach *= plan[self.sequences[q]]
+        values = ops.grouped_sum(self.sequences[p], reach, tp.num_sequences)
         v, info = tp.expected_values(self.current[p], values)
         r = self.regrets[p]
         r[1:] += v[1:] - info[tp.sequence_infoset]
-        np.maximum(r, 0.0, out=r)
+        ops.positive(r, out=r)
         self.plan_sums[p] += (self.iterations + 1) * self.plans[p]
         positive = r[1:]
-        totals = (np.add.reduceat(positive, tp.first_sequence - 1) if positive.size else positive)[tp.sequence_infoset]
-        b = np.ones(tp.num_sequences)
-        b[1:] = np.where(
-            totals > 0, positive / np.where(totals > 0, totals, 1.0), 1.0 / tp.num_actions[tp.sequence_infoset]
-        )
+        b = tp.uniform()
+        if tp.num_infosets:
+            totals = tp.action_totals(positive)[tp.sequence_infoset]
+            ops.divide(positive, totals, out=b[1:], where=totals > 0)
         self.current[p] = b
         self.plans[p] = tp.realization(b)
 
@@ -348,22 +321,25 @@ class MultiplayerCFR:
             self.iterations += 1
 
     def average_plans(self) -> list[np.ndarray]:
-        """The linearly weighted average realization plans (the answer)."""
+        """The linearly weighted average realization plans (the answer), as numpy arrays."""
         if self.iterations == 0:
-            return [p.copy() for p in self.plans]
-        return [s / s[0] for s in self.plan_sums]
+            return [self.ops.numpy(p).copy() for p in self.plans]
+        return [self.ops.numpy(s / s[0]) for s in self.plan_sums]
 
     def average_behaviors(self) -> list[np.ndarray]:
         """Behaviour strategies of :meth:`average_plans`."""
         return [tp.behavior(plan) for tp, plan in zip(self.treeplexes, self.average_plans())]
 
 
-def make_solver(algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex]) -> SaddlePointSolver:
-    """The solver called ``algorithm`` (one of :data:`ALGORITHMS`)."""
+def make_solver(
+    algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY
+) -> SaddlePointSolver:
+    """The solver called ``algorithm`` (one of :data:`ALGORITHMS`), its arrays of ``ops``'s
+    kind."""
     if algorithm in ("cfr+", "pcfr+", "dcfr"):
-        return RegretMatchingSolver(payoff, treeplexes, algorithm)
+        return RegretMatchingSolver(payoff, treeplexes, algorithm, ops=ops)
     if algorithm == "mirror-prox":
-        return MirrorProxSolver(payoff, treeplexes)
+        return MirrorProxSolver(payoff, treeplexes, ops=ops)
     raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
 
 

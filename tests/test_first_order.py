@@ -50,7 +50,7 @@ def test_mirror_prox_bound_holds_on_random_matrices():
     solver = MirrorProxSolver(payoff, treeplexes(sf))
     for _ in range(6):
         solver.iterate(25)
-        gap = saddle_point_exploitability(solver.A, solver.At, solver.treeplexes, solver.average_behaviors()).nash_conv
+        gap = saddle_point_exploitability(solver.A, solver.A.T, solver.treeplexes, solver.average_behaviors()).nash_conv
         assert gap <= solver.gap_bound * (1 + 1e-9)
 
 
@@ -313,8 +313,8 @@ def test_products_by_row_blocks_equal_scipys_and_share_its_memory():
     """A large payoff matrix is multiplied by row blocks on several threads: the blocks
     are views of the matrix, and every product equals scipy's on the whole matrix to the
     last digit, so the iterates do not depend on the number of cores."""
+    from equilibria.models.array_ops import RowBlocks
     from equilibria.routes.shrink import shrink
-    from equilibria.solvers.first_order import RowBlocks
 
     sf = shrink("leduc:ranks=13", rule="none", build_lp=False).filtered.sequence_form
     A = sf.payoff_matrix(0)

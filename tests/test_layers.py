@@ -28,6 +28,7 @@ LAYERS = {
     "equilibria.formulations": ("equilibria.models",),
     "equilibria.solvers": (
         "equilibria.formulations",
+        "equilibria.models.array_ops",
         "equilibria.models.errors",
         "equilibria.models.output",
         "equilibria.models.progress",

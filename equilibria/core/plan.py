@@ -98,6 +98,7 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
 LP_ONLY = {
     "target_exploitability": "--target-exploitability",
     "iterations": "--iterations",
+    "device": "--device",
     "both_lps": "--both-lps",
     "eliminate_dominated": "--eliminate-dominated",
 }

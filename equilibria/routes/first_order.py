@@ -15,6 +15,7 @@ import numpy as np
 from ..core.anytime import Anytime
 from ..formulations.sequence_form_lp import check_two_player_zero_sum
 from ..models import checks
+from ..models.array_ops import array_ops, choose_device
 from ..models.best_response import Exploitability, saddle_point_exploitability
 from ..models.errors import SolveFailed
 from ..models.progress import stage
@@ -74,6 +75,7 @@ def solve_first_order(
     iterations: int | None = None,
     times: dict | None = None,
     on_certificate: Callable[[CurvePoint], None] | None = None,
+    device: str = "auto",
 ) -> LPRun:
     """Solve a two-player zero-sum sequence form by a first-order method, anytime.
 
@@ -92,12 +94,18 @@ def solve_first_order(
     exploitability, half its bound on the duality gap); ``on_certificate`` is called with
     each point as it is made (to save a long run's curve; ``CurvePoint.row()`` gives it as a
     plain dict).
+
+    ``device`` says where the iterations and certificates run: ``numpy``; ``cpu`` or
+    ``cuda``, torch on that device (the matrices and index arrays moved there once, only
+    the answer brought back; the same iterates as numpy on the CPU); ``auto``, CUDA for a
+    payoff matrix of :data:`~equilibria.models.array_ops.AUTO_CUDA_NONZEROS` or more when
+    torch sees one, numpy otherwise.
     """
     iterations = _check_options(algorithm, time_limit, target_exploitability, iterations)
     constant = check_two_player_zero_sum(sf, algorithm)
     times = times if times is not None else {}
     called = time.perf_counter()  # the time limit counts the solver's build (about 10 s on Rhode Island)
-    solver = _build_solver(sf, algorithm, times)
+    solver = _build_solver(sf, algorithm, times, device)
     start = time.perf_counter()
     run: Anytime[tuple[list[np.ndarray], Exploitability]] = Anytime(
         deadline=None if time_limit is None else called + time_limit, target=target_exploitability
@@ -140,12 +148,17 @@ def _check_options(
     return iterations
 
 
-def _build_solver(sf: SequenceForm, algorithm: str, times: dict) -> SaddlePointSolver:
-    """The first-order solver of ``algorithm`` on ``sf``'s saddle point, its build time
-    added to ``times["build"]``."""
+def _build_solver(sf: SequenceForm, algorithm: str, times: dict, device: str) -> SaddlePointSolver:
+    """The first-order solver of ``algorithm`` on ``sf``'s saddle point, its arrays on
+    ``device``, its build time added to ``times["build"]``."""
     t0 = time.perf_counter()
     with stage(f"building the payoff matrix for {algorithm}"):
-        solver = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf))
+        payoff = sf.payoff_matrix(0)
+        try:
+            ops = array_ops(choose_device(device, int(payoff.nnz)))
+        except (RuntimeError, ValueError) as exc:
+            raise checks.OptionError(str(exc)) from None
+        solver = make_solver(algorithm, payoff, treeplexes(sf), ops)
     times["build"] = times.get("build", 0.0) + time.perf_counter() - t0
     return solver
 
@@ -263,10 +276,12 @@ def _certify_average(
     seconds, a point of the curve passed to ``on_certificate``) and offered to ``run``
     (a tie goes to the later, longer-run strategies)."""
     t2 = time.perf_counter()
-    behaviors = solver.average_behaviors()
-    # the best responses by the solver's own two matrices: one iteration's cost,
-    # where a pass over every payoff entry of the sequence form costs ten or more
-    cert = saddle_point_exploitability(solver.times, solver.times_transposed, solver.treeplexes, behaviors, constant)
+    on_device = solver.device_behaviors()
+    # the best responses by the solver's own two matrices, where the solver runs: one
+    # iteration's cost, where a pass over every payoff entry of the sequence form costs
+    # ten or more; only the strategies come back
+    cert = saddle_point_exploitability(solver.times, solver.times_transposed, solver.placed, on_device, constant)
+    behaviors = [solver.ops.numpy(b) for b in on_device]
     progress.certifying += time.perf_counter() - t2
     point = CurvePoint(
         iterations=solver.iterations,
@@ -287,6 +302,7 @@ def _problem_sizes(solver: SaddlePointSolver) -> dict:
         "sequences": [tp.num_sequences for tp in solver.treeplexes],
         "nonzeros": int(solver.A.nnz),
         "iterations": solver.iterations,
+        "device": solver.ops.device,
     }
 
 

@@ -59,6 +59,7 @@ def solve_sequence_form(
     algorithm: str = "lp",
     iterations: int | None = None,
     eliminate_dominated: bool = False,
+    device: str = "auto",
 ) -> LPRun:
     """Solve the sequence-form LP of ``sf`` (two players, zero-sum) and certify the result.
 
@@ -75,7 +76,8 @@ def solve_sequence_form(
 
     ``algorithm`` other than ``"lp"`` solves the saddle point ``max_x min_y x'Ay`` by a
     first-order method instead (:data:`~equilibria.solvers.first_order.ALGORITHMS`:
-    ``cfr+``, ``dcfr``, ``mirror-prox``), no LP built: see :func:`solve_first_order`.
+    ``cfr+``, ``dcfr``, ``mirror-prox``), no LP built: see :func:`solve_first_order`
+    (``device`` says where its arrays live: numpy, torch's ``cpu`` or ``cuda``, or ``auto``).
 
     ``eliminate_dominated`` first removes dominated actions
     (:func:`~equilibria.models.dominance.eliminate_dominated`), solves the reduced game,
@@ -96,6 +98,7 @@ def solve_sequence_form(
             both_lps=both_lps,
             algorithm=algorithm,
             iterations=iterations,
+            device=device,
         )
     if algorithm == "double-oracle":
         return _solve_by_double_oracle(
@@ -116,6 +119,7 @@ def solve_sequence_form(
             target_exploitability=target_exploitability,
             iterations=iterations,
             times=times,
+            device=device,
         )
     if iterations is not None:
         raise checks.OptionError(
@@ -126,7 +130,7 @@ def solve_sequence_form(
         get_backend(backend)  # an unknown backend is bad input: say so before any work starts
     times = times if times is not None else {}
     if chosen and lp is None and method is None and not both_lps and lp_out_of_reach(sf):
-        return _first_order_instead(sf, time_limit, target_exploitability, times)
+        return _first_order_instead(sf, time_limit, target_exploitability, times, device)
     if lp is None:
         lp = _build_lp(sf, times)
     anytime = time_limit is not None or target_exploitability is not None
@@ -379,7 +383,9 @@ def lp_out_of_reach(sf: SequenceForm) -> bool:
     return int(sf.terminal_sequences.shape[0]) > LP_ENTRY_LIMIT
 
 
-def _first_order_instead(sf: SequenceForm, time_limit: float | None, target: float | None, times: dict) -> LPRun:
+def _first_order_instead(
+    sf: SequenceForm, time_limit: float | None, target: float | None, times: dict, device: str
+) -> LPRun:
     """``sf`` solved by :data:`FALLBACK_ALGORITHM` for ``backend="auto"`` when its LP is
     out of reach, the reason in the run's plan."""
     entries = int(sf.terminal_sequences.shape[0])
@@ -387,7 +393,9 @@ def _first_order_instead(sf: SequenceForm, time_limit: float | None, target: flo
     if target is None and time_limit is None:
         target = FALLBACK_TARGET
         stop.append(f"until exploitability {target:g} (--target-exploitability or --time-limit to choose)")
-    run = solve_first_order(sf, FALLBACK_ALGORITHM, time_limit=time_limit, target_exploitability=target, times=times)
+    run = solve_first_order(
+        sf, FALLBACK_ALGORITHM, time_limit=time_limit, target_exploitability=target, times=times, device=device
+    )
     run.plan = [
         f"{FALLBACK_ALGORITHM}, not the LP: {entries:,} payoff entries, beyond the {LP_ENTRY_LIMIT:,} an LP "
         "backend solves here in minutes; a first-order method certified as it goes" + (f", {stop[0]}" if stop else "")
@@ -537,8 +545,11 @@ def solved_lines(answer: Any) -> list[str]:
         runs = f"{last.iterations:,} in {last.seconds:.2f} s, certified {len(answer.curve)} times"
         lines.append(f"iterations      {runs}{bound}")
         seqs = answer.sizes["sequences"]
+        device = answer.sizes.get("device", "numpy")
+        where = "" if device == "numpy" else f", on torch {device}"
         lines.append(
-            f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros (no LP built)"
+            f"saddle point    {seqs[0]:,} x {seqs[1]:,} sequences, {answer.nonzeros:,} payoff nonzeros "
+            f"(no LP built{where})"
         )
     else:
         lines.append(f"LP              {answer.rows} rows, {answer.columns} columns, {answer.nonzeros} nonzeros")

@@ -13,6 +13,7 @@ from ..core.options import RouteOptions
 from ..models.checks import MAX_BREAKPOINTS, MAX_CELLS, MAX_WORKERS, OptionError
 from ..models.vocabulary import (
     Algorithm,
+    Device,
     Indicators,
     Join,
     NashFormulation,
@@ -69,6 +70,13 @@ class LPOptions(RouteOptions):
     iterations: int | None = field(
         default=None, metadata={"help": "a first-order method's or the double oracle's iterations", "range": 1}
     )
+    device: Device = field(
+        default="auto",
+        metadata={
+            "help": "where a first-order method runs: numpy, or torch on cpu or cuda (the gpu extra); auto: cuda "
+            "for large games when torch sees one, numpy otherwise"
+        },
+    )
     eliminate_dominated: bool = field(
         default=False,
         metadata={
@@ -85,6 +93,11 @@ class LPOptions(RouteOptions):
             given = [flag for flag, name in flags if getattr(self, name)]
             if given:
                 raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
+        if self.device != "auto" and self.algorithm in ("lp", "double-oracle"):
+            raise OptionError(
+                f"--device applies to a first-order algorithm (--algorithm cfr+, pcfr+, dcfr, mirror-prox), "
+                f"not to {'the LP' if self.algorithm == 'lp' else self.algorithm}"
+            )
 
 
 @dataclass(kw_only=True)

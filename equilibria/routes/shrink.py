@@ -373,7 +373,15 @@ FULL_CERTIFICATE_SECONDS = 0.6e-6
 
 
 #: The LP's own options, passed on to :func:`~equilibria.routes.lp.solve_sequence_form`.
-_LP_KEYWORDS = ("method", "target_exploitability", "verbose", "algorithm", "iterations", "eliminate_dominated")
+_LP_KEYWORDS = (
+    "method",
+    "target_exploitability",
+    "verbose",
+    "algorithm",
+    "iterations",
+    "eliminate_dominated",
+    "device",
+)
 
 
 def _lifted(
