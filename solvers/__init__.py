@@ -12,6 +12,7 @@ model. Backends (each a :class:`Backend` with :class:`Capabilities`, see "Solver
 ``ortools``      OR-Tools GLOP / PDLP / SCIP / CP-SAT (extra ``ortools``)
 ``cylp``         COIN-OR CLP and CBC through CyLP (extra ``cylp``)
 ``clarabel``     Clarabel's conic interior point, LPs only (the default for mid-sized LPs)
+``pdlp-torch``   restarted primal-dual hybrid gradient (PDLP) on torch, CPU or GPU (extra ``gpu``)
 ``pyomo:NAME``   any solver Pyomo's ``SolverFactory(NAME)`` reaches on this machine
 
 Every backend reports a :class:`Status`; a request a backend cannot honour is refused with
@@ -25,6 +26,7 @@ from __future__ import annotations
 from . import highs  # noqa: F401  isort: skip
 from . import scip  # noqa: F401  isort: skip
 from . import gurobi, xpress, ortools, coin, clarabel  # noqa: F401  isort: skip
+from . import pdlp_torch  # noqa: F401  isort: skip
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

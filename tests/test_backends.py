@@ -78,7 +78,15 @@ def test_kuhn_value(name, kuhn_lp):
     assert sol.x is not None and sol.x.shape == (kuhn_lp.num_cols,)
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if not n.startswith("pyomo:")])
+#: backends that take minutes on Leduc's LP here: their case runs with the slow tests
+#: (pdlp-torch: PDLP needs some 80,000 iterations of the first-order method)
+SLOW_ON_LEDUC = ("pdlp-torch",)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_ON_LEDUC else n for n in NAMES if not n.startswith("pyomo:")],
+)
 def test_leduc_value(name, leduc_lp):
     backend_or_skip(name, leduc_lp.num_rows, leduc_lp.num_cols)
     sol = solve(leduc_lp, name)

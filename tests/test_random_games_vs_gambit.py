@@ -101,7 +101,13 @@ def hundred_games_with_gambit_values(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("backend", _lp_backends())
+#: first-order backends, minutes on the hundred games here: their case runs with the slow tests
+SLOW_BACKENDS = ("pdlp-torch",)
+
+
+@pytest.mark.parametrize(
+    "backend", [pytest.param(b, marks=pytest.mark.slow) if b in SLOW_BACKENDS else b for b in _lp_backends()]
+)
 def test_every_backend_certifies_one_hundred_random_games(backend, hundred_games_with_gambit_values):
     """Each installed LP backend (HiGHS, SCIP, Clarabel in CI; the others where installed
     and within their license) returns Gambit's value and a strategy pair certified to 1e-9

@@ -1,0 +1,543 @@
+"""PDLP on torch: restarted primal-dual hybrid gradient for linear programs, on the CPU or
+a CUDA GPU. Backend ``pdlp-torch`` (extra ``equilibria[gpu]``: torch).
+
+The method is PDLP's (Applegate, Díaz, Hinder, Lubin, Lu, O'Donoghue and Schudy,
+"Practical large-scale linear programming using primal-dual hybrid gradient", 2021) in the
+form cuPDLP runs it on GPUs (Lu and Yang, "cuPDLP.jl: A GPU implementation of restarted
+primal-dual hybrid gradient for linear programming in Julia", 2023). It solves
+
+    min c'x  subject to  row_lower <= A x <= row_upper,  col_lower <= x <= col_upper
+
+(a maximisation by minimising -c'x) as the saddle point of ``c'x - y'Ax + p(y)`` over the
+box of ``x``, ``p(y) = sum(y+ row_lower - y- row_upper)``:
+
+- **preconditioning**: :data:`RUIZ_PASSES` Ruiz equilibration passes (rows and columns
+  divided by the square root of their largest entry), then one Pock-Chambolle scaling
+  (alpha = 1: by the square root of their absolute sums); bounds and costs scaled with them;
+- **steps**: PDLP's adaptive step size (a step is taken when it is at most
+  ``|dz|_w^2 / (2 |dy' A dx|)``, else retried shorter), primal weight ``w`` (steps
+  ``eta / w`` and ``eta * w``) set from the costs' and bounds' norms and moved at each
+  restart halfway (in logarithms) towards ``|dy| / |dx|`` of the epoch;
+- **restarts** on the KKT error (weighted by ``w``) of the candidate, the current iterate or
+  the step-weighted average, whichever is lower: restart to it when its error fell below
+  0.2 of the error at the last restart (sufficient), below 0.8 and rose since the last
+  check (necessary, no progress), or when the epoch is 36% of all iterations (artificial);
+- **termination** every ``check_every`` iterations on the problem as given (unscaled), at
+  the current or the average iterate: primal residual at most ``tolerance * (1 + |b|)``,
+  dual residual at most ``tolerance * (1 + |c|)`` and duality gap at most
+  ``tolerance * (1 + |primal| + |dual|)`` (Euclidean norms; ``b`` the finite row bounds);
+- **infeasibility**: the difference of the iterates over the last ``check_every``
+  iterations is tested as a Farkas ray of the dual (the LP is infeasible) and as a ray of
+  the primal (the dual is infeasible: infeasible or unbounded), to
+  ``infeasibility_tolerance`` relative to the ray's objective;
+- **the answer**: no feasibility polishing; the primal solution is clipped to the column
+  bounds (which every iterate already satisfies up to the scaling's rounding), the rows
+  hold to the tolerance. Row duals follow HiGHS's signs (``c - A'y`` are the reduced costs
+  of the problem as stated, minimised or maximised), which the sequence-form LP reads the
+  second player's strategy from.
+
+Everything after the hand-over runs on the chosen device in float64 (``A`` and ``A'``
+each a ``torch.sparse_csr_tensor``); only the scalars of each check and the final
+vectors come back. A time limit is checked between blocks of ``check_every`` iterations;
+at a time or iteration limit the point with the lowest relative KKT error seen at a check
+is returned with status TIME_LIMIT or ITERATION_LIMIT, never OPTIMAL.
+
+Options (``options={...}``; anything else is refused naming the option):
+``tolerance`` (default :data:`DEFAULT_TOLERANCE`), ``device`` (``auto``: CUDA when
+``torch.cuda.is_available()``, else ``cpu``; or ``cpu``, ``cuda``, ``cuda:N``),
+``check_every`` (64), ``iteration_limit`` (None: none), ``infeasibility_tolerance``
+(1e-8), ``log_every`` (iterations between verbose lines on stderr, 1024).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..models.errors import SolverError
+from .base import Backend, Capabilities, register
+from .results import Solution, Status
+
+if TYPE_CHECKING:
+    import torch
+
+    from ..formulations.linear_program import LinearProgram
+
+_log = logging.getLogger("equilibria.solvers")
+
+#: The relative tolerance of the termination criteria unless ``tolerance`` is given.
+#: PDLP's 1e-8 leaves sequence-form strategies read from the duals above the 1e-9
+#: exploitability the LP route accepts from an optimal solution (Kuhn's LP: 1.0e-8 in 768
+#: iterations); at 1e-10 they are within it (3.2e-11 in 960 iterations).
+DEFAULT_TOLERANCE = 1e-10
+#: Ruiz equilibration passes before the Pock-Chambolle scaling.
+RUIZ_PASSES = 10
+#: cuPDLP's restart criteria: sufficient and necessary decay of the KKT error, and the
+#: share of all iterations after which an epoch is restarted anyway.
+SUFFICIENT, NECESSARY, ARTIFICIAL = 0.2, 0.8, 0.36
+#: How far a restart moves the primal weight towards the epoch's ratio (in logarithms).
+WEIGHT_SMOOTHING = 0.5
+#: Seconds between progress records on the logger ``equilibria.solvers``.
+PROGRESS_EVERY = 5.0
+
+#: option -> default
+OPTIONS: dict[str, Any] = {
+    "tolerance": DEFAULT_TOLERANCE,
+    "device": "auto",
+    "check_every": 64,
+    "iteration_limit": None,
+    "infeasibility_tolerance": 1e-8,
+    "log_every": 1024,
+}
+
+
+def _settings(options: dict[str, Any]) -> dict[str, Any]:
+    """The options merged over :data:`OPTIONS`; SolverError naming a bad one."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise SolverError(f"pdlp-torch has no option '{unknown[0]}'; its options: {', '.join(OPTIONS)}")
+    out = {**OPTIONS, **options}
+    for key in ("tolerance", "infeasibility_tolerance"):
+        value = out[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            raise SolverError(f"pdlp-torch option {key} must be a number between 0 and 1, not {value!r}")
+        out[key] = float(value)
+    for key in ("check_every", "log_every", "iteration_limit"):
+        value = out[key]
+        if value is None and key == "iteration_limit":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise SolverError(f"pdlp-torch option {key} must be a positive integer, not {value!r}")
+        out[key] = int(value)
+    device = out["device"]
+    if not isinstance(device, str) or not (device in ("auto", "cpu", "cuda") or device.startswith("cuda:")):
+        raise SolverError(f"pdlp-torch option device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+    return out
+
+
+def _device(name: str) -> torch.device:
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise SolverError(
+            f"pdlp-torch option device={name!r}: torch sees no CUDA device here (torch {torch.__version__}); "
+            "use device='cpu' or 'auto'"
+        )
+    try:
+        return torch.device(name)
+    except RuntimeError as exc:
+        raise SolverError(f"pdlp-torch option device={name!r}: {exc}") from None
+
+
+@dataclass
+class _Side:
+    """The LP's data in one scaling (the scaled problem the iterations run on, or the
+    problem as given, which termination is measured on)."""
+
+    c: torch.Tensor
+    row_lower: torch.Tensor
+    row_upper: torch.Tensor
+    col_lower: torch.Tensor
+    col_upper: torch.Tensor
+    #: the bounds with infinities replaced by 0, for objective terms
+    row_lower0: torch.Tensor
+    row_upper0: torch.Tensor
+    col_lower0: torch.Tensor
+    col_upper0: torch.Tensor
+    has_col_lower: torch.Tensor
+    has_col_upper: torch.Tensor
+    c_norm: float
+    b_norm: float
+
+
+def _side(torch: Any, c: Any, rl: Any, ru: Any, cl: Any, cu: Any) -> _Side:
+    def finite0(v: Any) -> Any:
+        return torch.where(torch.isfinite(v), v, torch.zeros_like(v))
+
+    rl0, ru0 = finite0(rl), finite0(ru)
+    b = torch.maximum(rl0.abs(), ru0.abs())
+    return _Side(
+        c,
+        rl,
+        ru,
+        cl,
+        cu,
+        rl0,
+        ru0,
+        finite0(cl),
+        finite0(cu),
+        torch.isfinite(cl),
+        torch.isfinite(cu),
+        float(torch.linalg.vector_norm(c)),
+        float(torch.linalg.vector_norm(b)),
+    )
+
+
+def _measures(torch: Any, s: _Side, x: Any, y: Any, ax: Any, aty: Any) -> Any:
+    """Primal residual, dual residual (Euclidean), primal and dual objective of ``(x, y)``
+    with ``ax = A x`` and ``aty = A'y`` in the scaling of ``s``, as one tensor of four."""
+    primal = torch.linalg.vector_norm(ax - torch.clamp(ax, s.row_lower, s.row_upper))
+    r = s.c - aty
+    # the part of the reduced costs that the column bounds can carry; the rest is residual
+    lam = torch.where(r > 0, r * s.has_col_lower, r * s.has_col_upper)
+    dual = torch.linalg.vector_norm(r - lam)
+    pobj = torch.dot(s.c, x)
+    dobj = (
+        torch.where(y > 0, y * s.row_lower0, y * s.row_upper0).sum()
+        + torch.where(lam > 0, lam * s.col_lower0, lam * s.col_upper0).sum()
+    )
+    return torch.stack([primal, dual, pobj, dobj])
+
+
+def _kkt(weight: float, m: list[float]) -> float:
+    """The weighted KKT error of measures ``m`` (see :func:`_measures`)."""
+    primal, dual, pobj, dobj = m
+    return math.sqrt(weight**2 * primal**2 + dual**2 / weight**2 + (pobj - dobj) ** 2)
+
+
+def _relative(m: list[float], s: _Side) -> tuple[float, float, float]:
+    """Primal residual, dual residual and gap of measures ``m`` relative to the problem's
+    size, each to be compared with the tolerance."""
+    primal, dual, pobj, dobj = m
+    return (
+        primal / (1 + s.b_norm),
+        dual / (1 + s.c_norm),
+        abs(pobj - dobj) / (1 + abs(pobj) + abs(dobj)),
+    )
+
+
+def _scaling(torch: Any, rows: Any, cols: Any, vals: Any, m: int, n: int) -> tuple[Any, Any]:
+    """Row and column scaling factors: Ruiz passes, then Pock-Chambolle with alpha = 1."""
+    dt, dev = vals.dtype, vals.device
+    row_scale = torch.ones(m, dtype=dt, device=dev)
+    col_scale = torch.ones(n, dtype=dt, device=dev)
+
+    def safe(v: Any) -> Any:
+        return torch.where(v > 0, v, torch.ones_like(v))
+
+    for _ in range(RUIZ_PASSES):
+        a = vals.abs() * row_scale[rows] * col_scale[cols]
+        row_max = torch.zeros(m, dtype=dt, device=dev).scatter_reduce(0, rows, a, "amax")
+        col_max = torch.zeros(n, dtype=dt, device=dev).scatter_reduce(0, cols, a, "amax")
+        row_scale = row_scale / torch.sqrt(safe(row_max))
+        col_scale = col_scale / torch.sqrt(safe(col_max))
+    a = vals.abs() * row_scale[rows] * col_scale[cols]
+    row_sum = torch.zeros(m, dtype=dt, device=dev).index_add(0, rows, a)
+    col_sum = torch.zeros(n, dtype=dt, device=dev).index_add(0, cols, a)
+    return row_scale / torch.sqrt(safe(row_sum)), col_scale / torch.sqrt(safe(col_sum))
+
+
+def _csr(torch: Any, matrix: sp.csr_matrix, dev: Any) -> tuple[Any, Any, Any]:
+    """(row pointers, column indices, row index of each entry) of a scipy CSR on ``dev``."""
+    crow = torch.as_tensor(matrix.indptr.astype(np.int64), device=dev)
+    col = torch.as_tensor(matrix.indices.astype(np.int64), device=dev)
+    counts = crow[1:] - crow[:-1]
+    row = torch.repeat_interleave(torch.arange(matrix.shape[0], device=dev), counts)
+    return crow, col, row
+
+
+def _amax(v: Any) -> float:
+    """The largest entry of ``v`` (0 when empty)."""
+    return float(v.max()) if v.numel() else 0.0
+
+
+def _infeasibility(torch: Any, s: _Side, dx: Any, dy: Any, adx: Any, atdy: Any, eps: float) -> Status | None:
+    """INFEASIBLE when ``dy`` (with ``atdy = A'dy``) is a Farkas ray of the problem in
+    scaling ``s``; INFEASIBLE_OR_UNBOUNDED when ``dx`` (``adx = A dx``) is a primal ray of
+    decrease; None otherwise. Both are tested to ``eps`` relative to the ray's objective."""
+    # dual ray: y of the rows' signs, -A'y carried by the column bounds, positive objective
+    scale = float(dy.abs().max()) if dy.numel() else 0.0
+    if scale > 0:
+        y = dy / scale
+        y = torch.where(y > 0, y * torch.isfinite(s.row_lower), y * torch.isfinite(s.row_upper))
+        r = -atdy / scale
+        lam = torch.where(r > 0, r * s.has_col_lower, r * s.has_col_upper)
+        objective = float(
+            torch.where(y > 0, y * s.row_lower0, y * s.row_upper0).sum()
+            + torch.where(lam > 0, lam * s.col_lower0, lam * s.col_upper0).sum()
+        )
+        # r - lam is what the bounds cannot carry; y's own sign violations were dropped
+        if objective > 0 and _amax((r - lam).abs()) <= eps * objective:
+            return Status.INFEASIBLE
+    scale = float(dx.abs().max()) if dx.numel() else 0.0
+    if scale > 0:
+        d = dx / scale
+        keep = torch.where(d > 0, ~s.has_col_upper, ~s.has_col_lower)
+        d = d * keep
+        decrease = -float(torch.dot(s.c, d))
+        if decrease > 0 and bool(keep.all()):
+            ad = adx / scale
+            over = torch.where(torch.isfinite(s.row_upper), torch.clamp(ad, min=0), torch.zeros_like(ad))
+            under = torch.where(torch.isfinite(s.row_lower), torch.clamp(-ad, min=0), torch.zeros_like(ad))
+            if _amax(torch.maximum(over, under)) <= eps * decrease:
+                return Status.INFEASIBLE_OR_UNBOUNDED
+    return None
+
+
+def solve_pdlp_torch(
+    problem: LinearProgram,
+    time_limit: float | None = None,
+    verbose: bool = False,
+    options: dict | None = None,
+    warm_start: np.ndarray | None = None,
+) -> Solution:
+    """Solve an LP by restarted PDHG on torch; returns the Solution (row duals included).
+    See the module's docstring for the method and its options."""
+    settings = _settings(dict(options or {}))
+    import torch
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    dev = _device(settings["device"])
+    f64 = torch.float64
+    sign = -1.0 if problem.maximize else 1.0
+    A = sp.csr_matrix(problem.A, dtype=np.float64)
+    A.sum_duplicates()
+    m, n = A.shape
+    AT = sp.csr_matrix(A.T)
+
+    def tensor(values: Any) -> Any:
+        return torch.as_tensor(np.ascontiguousarray(values, dtype=np.float64), device=dev)
+
+    crow, col, row = _csr(torch, A, dev)
+    crow_t, col_t, row_t = _csr(torch, AT, dev)
+    vals, vals_t = tensor(A.data), tensor(AT.data)
+    given = _side(
+        torch,
+        tensor(sign * np.asarray(problem.c, dtype=np.float64)),
+        tensor(problem.row_lower),
+        tensor(problem.row_upper),
+        tensor(problem.col_lower),
+        tensor(problem.col_upper),
+    )
+    t1 = time.perf_counter()
+
+    # preconditioning: A~ = R A C, x = C x~, y = R y~
+    R, C = _scaling(torch, row, col, vals, m, n)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+        Ak = torch.sparse_csr_tensor(crow, col, vals * R[row] * C[col], (m, n), dtype=f64, check_invariants=False)
+        ATk = torch.sparse_csr_tensor(
+            crow_t, col_t, vals_t * C[row_t] * R[col_t], (n, m), dtype=f64, check_invariants=False
+        )
+    scaled = _side(
+        torch,
+        given.c * C,
+        given.row_lower * R,
+        given.row_upper * R,
+        given.col_lower / C,
+        given.col_upper / C,
+    )
+    cl, cu, rl, ru, c = scaled.col_lower, scaled.col_upper, scaled.row_lower, scaled.row_upper, scaled.c
+
+    def matvec(M: Any, v: Any) -> Any:
+        return torch.mv(M, v) if v.numel() else torch.zeros(M.shape[0], dtype=f64, device=dev)
+
+    x = torch.zeros(n, dtype=f64, device=dev)
+    if warm_start is not None:
+        x = tensor(warm_start) / C
+    x = torch.clamp(x, cl, cu)
+    y = torch.zeros(m, dtype=f64, device=dev)
+    ax, aty = matvec(Ak, x), matvec(ATk, y)
+
+    def measures(xv: Any, yv: Any, axv: Any, atyv: Any) -> tuple[list[float], list[float]]:
+        """Measures in the scaled problem and in the problem as given, with one transfer."""
+        both = torch.cat(
+            [
+                _measures(torch, scaled, xv, yv, axv, atyv),
+                _measures(torch, given, xv * C, yv * R, axv / R, atyv / C),
+            ]
+        ).tolist()
+        return both[:4], both[4:]
+
+    largest = float(Ak.values().abs().max()) if vals.numel() else 1.0
+    eta = 1.0 / largest if largest > 0 else 1.0
+    weight = scaled.c_norm / scaled.b_norm if scaled.c_norm > 1e-10 and scaled.b_norm > 1e-10 else 1.0
+
+    tol, every, limit = settings["tolerance"], settings["check_every"], settings["iteration_limit"]
+    eps_infeasible, log_every = settings["infeasibility_tolerance"], settings["log_every"]
+
+    # the epoch: its start, the average's running sums (weights: the steps)
+    last_x, last_y = x.clone(), y.clone()
+    scaled_m, given_m = measures(x, y, ax, aty)
+    kkt_last = _kkt(weight, scaled_m)
+    kkt_candidate_before = math.inf
+    epoch_start = 0
+    sum_x, sum_y = torch.zeros_like(x), torch.zeros_like(y)
+    sum_ax, sum_aty = torch.zeros_like(ax), torch.zeros_like(aty)
+    sum_w = 0.0
+    prev = (x.clone(), y.clone(), ax.clone(), aty.clone())
+    best: tuple[float, Any, Any] | None = None
+    iterations = 0
+    attempts = 0
+    restarts = 0
+    status = Status.UNKNOWN
+    answer: tuple[Any, Any] | None = None
+    next_report = t1 + PROGRESS_EVERY
+    next_log = 0
+    where = f"{dev.type}" + (f":{dev.index}" if dev.index is not None else "")
+    if verbose:
+        print(
+            f"pdlp-torch on {where}: {m:,} rows, {n:,} columns, {A.nnz:,} nonzeros, tolerance {tol:.1e}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    t2 = time.perf_counter()
+    while True:
+        for _ in range(every):
+            while True:  # PDLP's adaptive step: shorten until the step is admissible
+                attempts += 1
+                tau, sigma = eta / weight, eta * weight
+                x_new = torch.clamp(x - tau * (c - aty), cl, cu)
+                ax_new = matvec(Ak, x_new)
+                v = y - sigma * (2 * ax_new - ax)
+                y_new = v + sigma * torch.clamp(-v / sigma, rl, ru)
+                aty_new = matvec(ATk, y_new)
+                dx, dy = x_new - x, y_new - y
+                movement, interaction = torch.stack(
+                    [
+                        0.5 * weight * torch.dot(dx, dx) + 0.5 / weight * torch.dot(dy, dy),
+                        torch.dot(dy, ax_new - ax).abs(),
+                    ]
+                ).tolist()
+                limit_eta = movement / interaction if interaction > 0 else math.inf
+                next_eta = min((1 - (attempts + 1) ** -0.3) * limit_eta, (1 + (attempts + 1) ** -0.6) * eta)
+                if eta <= limit_eta:
+                    break
+                eta = next_eta
+            x, y, ax, aty = x_new, y_new, ax_new, aty_new
+            sum_x.add_(x, alpha=eta)
+            sum_y.add_(y, alpha=eta)
+            sum_ax.add_(ax, alpha=eta)
+            sum_aty.add_(aty, alpha=eta)
+            sum_w += eta
+            eta = next_eta
+            iterations += 1
+
+        # ---- a check: termination, infeasibility, restart, progress, limits ----------
+        avg = (sum_x / sum_w, sum_y / sum_w, sum_ax / sum_w, sum_aty / sum_w)
+        cur_scaled, cur_given = measures(x, y, ax, aty)
+        avg_scaled, avg_given = measures(*avg)
+        rel_cur, rel_avg = _relative(cur_given, given), _relative(avg_given, given)
+        for rel, point in ((rel_cur, (x, y)), (rel_avg, avg[:2])):
+            if max(rel) <= tol:
+                status, answer = Status.OPTIMAL, point
+                break
+        if answer is None:
+            for rel, point in ((rel_cur, (x, y)), (rel_avg, avg[:2])):
+                if best is None or max(rel) < best[0]:
+                    best = (max(rel), point[0], point[1])
+            dx, dy = x - prev[0], y - prev[1]
+            found = _infeasibility(torch, scaled, dx, dy, ax - prev[2], aty - prev[3], eps_infeasible)
+            if found is not None:
+                status = found
+        now = time.perf_counter()
+        shown = rel_cur if max(rel_cur) <= max(rel_avg) else rel_avg
+        line = (
+            f"iteration {iterations:,}: relative primal residual {shown[0]:.2e}, dual residual {shown[1]:.2e}, "
+            f"gap {shown[2]:.2e}; step {eta:.2e}, primal weight {weight:.2e}, {restarts} restarts, "
+            f"{now - t2:.1f} s"
+        )
+        if verbose and (iterations >= next_log or answer is not None or status != Status.UNKNOWN):
+            next_log = iterations + log_every
+            print(f"pdlp-torch {line}", file=sys.stderr, flush=True)
+        if now >= next_report:
+            next_report = now + PROGRESS_EVERY
+            _log.info("PDLP (torch, %s): %s", where, line)
+        if answer is not None or status != Status.UNKNOWN:
+            break
+        if deadline is not None and now >= deadline:
+            status = Status.TIME_LIMIT
+            break
+        if limit is not None and iterations >= limit:
+            status = Status.ITERATION_LIMIT
+            break
+        prev = (x, y, ax, aty)
+
+        # restart: to the current iterate or the average, whichever is nearer optimal
+        kkt_cur, kkt_avg = _kkt(weight, cur_scaled), _kkt(weight, avg_scaled)
+        use_avg = kkt_avg < kkt_cur
+        kkt_candidate = kkt_avg if use_avg else kkt_cur
+        restart = (
+            kkt_candidate <= SUFFICIENT * kkt_last
+            or (kkt_candidate <= NECESSARY * kkt_last and kkt_candidate > kkt_candidate_before)
+            or iterations - epoch_start >= ARTIFICIAL * iterations
+        )
+        if not restart:
+            kkt_candidate_before = kkt_candidate
+            continue
+        restarts += 1
+        if use_avg:
+            x, y, ax, aty = avg
+        candidate = avg_scaled if use_avg else cur_scaled
+        moved_x = float(torch.linalg.vector_norm(x - last_x))
+        moved_y = float(torch.linalg.vector_norm(y - last_y))
+        if moved_x > 1e-10 and moved_y > 1e-10:
+            weight = math.exp(
+                WEIGHT_SMOOTHING * math.log(moved_y / moved_x) + (1 - WEIGHT_SMOOTHING) * math.log(weight)
+            )
+        kkt_last = _kkt(weight, candidate)
+        kkt_candidate_before = math.inf
+        last_x, last_y = x.clone(), y.clone()
+        epoch_start = iterations
+        sum_x.zero_()
+        sum_y.zero_()
+        sum_ax.zero_()
+        sum_aty.zero_()
+        sum_w = 0.0
+        prev = (x, y, ax, aty)
+
+    t3 = time.perf_counter()
+    x_out = duals = objective = None
+    if answer is None and status in (Status.TIME_LIMIT, Status.ITERATION_LIMIT) and best is not None:
+        answer = (best[1], best[2])
+    if answer is not None:
+        x_given = torch.clamp(answer[0] * C, given.col_lower, given.col_upper)
+        x_out = x_given.cpu().numpy()
+        duals = sign * (answer[1] * R).cpu().numpy()
+        objective = float(np.dot(problem.c, x_out))
+    message = f"PDLP on torch ({where}): {status}, {iterations:,} iterations, {restarts} restarts"
+    return Solution(
+        status=status,
+        objective=objective,
+        x=x_out,
+        row_duals=duals,
+        backend="pdlp-torch",
+        method=f"pdhg:{where}",
+        seconds={"build": t1 - t0, "transfer": t2 - t1, "solve": time.perf_counter() - t2},
+        message=message + f" in {t3 - t2:.2f} s",
+    )
+
+
+@register
+class PdlpTorchBackend(Backend):
+    """PDLP (restarted primal-dual hybrid gradient) on torch, CPU or CUDA: LPs with duals
+    to a relative tolerance; no integers. For very large LPs and for GPUs."""
+
+    name = "pdlp-torch"
+    module = "torch"
+    install = "equilibria[gpu]"
+    capabilities = Capabilities(lp=True, duals=True, time_limit=True, warm_start=True)
+
+    def _solve_lp(
+        self,
+        problem: LinearProgram,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        warm_start: np.ndarray | None,
+    ) -> Solution:
+        return solve_pdlp_torch(problem, time_limit=time_limit, verbose=verbose, options=options, warm_start=warm_start)
