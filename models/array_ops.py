@@ -265,7 +265,8 @@ class TorchOps(ArrayOps):
         return self.torch.log(values)
 
     def divide(self, numerator: Any, denominator: Any, out: Any, where: Any) -> None:
-        out[where] = numerator[where] / denominator[where]
+        # by where, not a boolean index: that would wait for the device to count the entries
+        out.copy_(self.torch.where(where, numerator / denominator, out))
 
     def numpy(self, values: Any) -> np.ndarray:
         return values.detach().cpu().numpy()
