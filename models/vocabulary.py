@@ -14,6 +14,8 @@ Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
 #: Where a first-order method's arrays live: numpy, torch on the CPU, torch on CUDA, or
 #: auto (CUDA for large payoff matrices when torch sees one, numpy otherwise).
 Device = Literal["numpy", "cpu", "cuda", "auto"]
+#: Which of a zero-sum game's equilibria the LP route answers with, for a stated objective.
+Selection = Literal["best", "worst"]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not
 #: lossless), and none (the full game built from its signals).
 ShrinkRule = Literal["lossless", "published", "none"]
@@ -57,6 +59,7 @@ __all__ = [
     "SELECTS",
     "SHRINK_RULES",
     "Select",
+    "Selection",
     "ShrinkRule",
     "THRESHOLD_CERTIFICATES",
     "ThresholdCertificate",

@@ -53,7 +53,7 @@ from ..models.checks import OptionError
 from ..solvers import AUTO
 
 #: Options only the direct LP takes: naming one chooses it.
-DIRECT_ONLY = ("both_lps",)
+DIRECT_ONLY = ("both_lps", "select", "against")
 #: Options only GameShrink's route takes: dropped when the tree's LP is chosen.
 SHRINK_ONLY = ("lift",)
 
@@ -99,6 +99,8 @@ LP_ONLY = {
     "target_exploitability": "--target-exploitability",
     "iterations": "--iterations",
     "device": "--device",
+    "select": "--select",
+    "against": "--against",
     "both_lps": "--both-lps",
     "eliminate_dominated": "--eliminate-dominated",
 }

@@ -33,6 +33,7 @@ from ..solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
 from .first_order import solve_first_order, treeplexes
 from .options import LPOptions
 from .run import Attempt, CurvePoint, LPRun
+from .selection import select_equilibrium
 
 _log = logging.getLogger(__name__)
 
@@ -616,8 +617,23 @@ class SequenceFormLP(Steps):
         sf, constant = problem
         times: dict[str, float] = {}
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        rest = {k: v for k, v in vars(options).items() if k not in ("backend", "time_limit")}
+        rest = {k: v for k, v in vars(options).items() if k not in ("backend", "time_limit", "select", "against")}
         run = solve_sequence_form(sf, options.backend, time_limit=left, times=times, **rest)
+        if options.select is not None:
+            t0 = time.perf_counter()
+            left = None if deadline is None else max(deadline - t0, 1e-3)
+            with stage(f"selecting the {options.select} equilibrium on each player's optimal face"):
+                run = select_equilibrium(
+                    sf,
+                    run,
+                    options.select,
+                    options.against,
+                    run.backend or options.backend,
+                    constant=constant,
+                    game_name=sf.game.title or "game",
+                    time_limit=left,
+                )
+            times["select"] = time.perf_counter() - t0
         return Outcome(
             status=run.status,
             backend=run.backend,

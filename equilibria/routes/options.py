@@ -19,6 +19,7 @@ from ..models.vocabulary import (
     NashFormulation,
     Products,
     Select,
+    Selection,
     ShrinkRule,
     ThresholdCertificate,
 )
@@ -70,6 +71,17 @@ class LPOptions(RouteOptions):
     iterations: int | None = field(
         default=None, metadata={"help": "a first-order method's or the double oracle's iterations", "range": 1}
     )
+    select: Selection | None = field(
+        default=None,
+        metadata={
+            "help": "the best or the worst of the equilibria for each player's payoff against --against (default: "
+            "the uniform strategy), by one more LP over the player's optimal face; unset: the LP's own vertex"
+        },
+    )
+    against: str | None = field(
+        default=None,
+        metadata={"help": "a strategy file (as --strategy-out writes) whose strategies --select plays against"},
+    )
     device: Device = field(
         default="auto",
         metadata={
@@ -93,6 +105,13 @@ class LPOptions(RouteOptions):
             given = [flag for flag, name in flags if getattr(self, name)]
             if given:
                 raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
+        if self.against is not None and self.select is None:
+            raise OptionError("--against names what --select best|worst plays against: give --select too")
+        if self.select is not None and (self.algorithm != "lp" or self.eliminate_dominated):
+            raise OptionError(
+                "--select works on the LP's optimal face: it combines with neither "
+                f"{'--eliminate-dominated' if self.eliminate_dominated else '--algorithm ' + self.algorithm}"
+            )
         if self.device != "auto" and self.algorithm in ("lp", "double-oracle"):
             raise OptionError(
                 f"--device applies to a first-order algorithm (--algorithm cfr+, pcfr+, dcfr, mirror-prox), "
@@ -132,6 +151,8 @@ class ShrinkOptions(LPOptions):
 
     def validate(self) -> None:
         super().validate()
+        if self.select is not None:
+            raise OptionError("--select works on the full game's LP: use the lp route (solve --no-shrink)")
         if self.compact is True and (self.algorithm != "lp" or self.eliminate_dominated):
             raise OptionError(
                 "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"

@@ -1,0 +1,141 @@
+"""--select best|worst: the best or the worst equilibrium for each player's payoff against a
+stated strategy, by one LP over the player's optimal face.
+
+Kuhn poker's first player has a one-parameter family of equilibrium strategies (Kuhn,
+"A simplified two-person poker", 1950): bet the jack with probability a in [0, 1/3], the
+king with 3a, call a bet with the queen with a + 1/3, never bet the queen. Against a
+uniform second player (every action with probability 1/2) the first player earns
+1/18 + a/3 (worked out by hand: -1 + a/2 with the jack, a/2 - 1/3 with the queen, 3/2
+with the king), so the best equilibrium is a = 1/3 (1/6) and the worst a = 0 (1/18).
+Against a second player who never bets and always folds to a bet the first player earns
+2a/3: best 2/9, worst 0.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import equilibria
+from equilibria.models.sequence import SequenceForm
+from equilibria.models.strategy import realization_from_behavior
+
+KUHN_VALUE = -1 / 18
+LEDUC_VALUE = -0.085606424078  # the published value of Leduc hold'em
+
+
+def _run(*args, check=True):
+    done = subprocess.run([sys.executable, "-m", "equilibria", *args], capture_output=True, text=True, timeout=300)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def _probability(answer, player, infoset, action):
+    rows = answer.strategy_table()
+    hit = rows[(rows.player == player) & (rows.infoset == infoset) & (rows.action == action)]
+    assert len(hit) == 1, (infoset, action)
+    return float(hit.probability.iloc[0])
+
+
+@pytest.mark.parametrize("select, bluff, payoff", [("best", 1 / 3, 1 / 6), ("worst", 0.0, 1 / 18)])
+def test_kuhn_selection_against_the_uniform_player_is_kuhns_family_end(select, bluff, payoff):
+    answer = equilibria.solve("kuhn", "lp", select=select)
+    assert answer.exploitability <= 1e-9
+    assert answer.value == pytest.approx(KUHN_VALUE, abs=1e-9)
+    assert _probability(answer, 1, "J:", "bet") == pytest.approx(bluff, abs=1e-9)
+    assert _probability(answer, 1, "K:", "bet") == pytest.approx(3 * bluff, abs=1e-9)
+    assert _probability(answer, 1, "Q:cr", "call") == pytest.approx(bluff + 1 / 3, abs=1e-9)
+    # the objective itself: player 1's payoff against the uniform player 2
+    sf = SequenceForm(answer.game)
+    x = realization_from_behavior(sf.players[0], answer.behaviors[0])
+    y = realization_from_behavior(sf.players[1], sf.players[1].treeplex.uniform())
+    assert float(x @ sf.payoff_matrix(0) @ y) == pytest.approx(payoff, abs=1e-9)
+    assert f"{select} equilibrium for player 1's payoff against uniform play" in "\n".join(answer.plan)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "clarabel"])
+def test_the_selected_kuhn_strategy_is_the_same_on_every_backend(backend):
+    pytest.importorskip({"highs": "highspy", "scip": "pyscipopt", "clarabel": "clarabel"}[backend])
+    answer = equilibria.solve("kuhn", "lp", backend=backend, select="best")
+    assert answer.exploitability <= 1e-7
+    assert _probability(answer, 1, "J:", "bet") == pytest.approx(1 / 3, abs=1e-6)
+
+
+def test_against_a_strategy_file(tmp_path):
+    vertex = tmp_path / "vertex.csv"
+    _run("solve", "kuhn", "--no-shrink", "--quiet", "--strategy-out", str(vertex))
+    lines = vertex.read_text().splitlines()
+    # player 2 never bets and folds to every bet
+    passive = {"check": 1.0, "bet": 0.0, "fold": 1.0, "call": 0.0}
+    out = [lines[0]]
+    for line in lines[1:]:
+        player, infoset, action, _, reach = line.split(",")
+        out.append(line if player == "1" else f"{player},{infoset},{action},{passive[action]},{reach}")
+    against = tmp_path / "passive.csv"
+    against.write_text("\n".join(out) + "\n")
+    for select, expected in (("best", 2 / 9), ("worst", 0.0)):
+        answer = equilibria.solve("kuhn", "lp", select=select, against=str(against))
+        assert answer.exploitability <= 1e-9
+        sf = SequenceForm(answer.game)
+        x = realization_from_behavior(sf.players[0], answer.behaviors[0])
+        line = next(text for text in answer.plan if "player 1's payoff against player 2's strategy in" in text)
+        assert line.endswith(f"{expected:.6f} selected"), line
+        assert float(x @ sf.payoff_matrix(0) @ realization_from_behavior(sf.players[1], _passive(sf))) == (
+            pytest.approx(expected, abs=1e-9)
+        )
+
+
+def _passive(sf):
+    """Player 2's behaviour strategy that checks and folds everywhere, by action label."""
+    game = sf.game
+    labels = sf.sequence_labels(1)
+    b = np.ones(sf.players[1].num_sequences)
+    for s, label in enumerate(labels[1:], start=1):
+        b[s] = 1.0 if label.endswith(("check", "fold")) else 0.0
+    assert game is not None
+    return b
+
+
+def test_leduc_selection_keeps_the_published_value_and_orders_the_objective():
+    vertex = equilibria.solve("leduc", "lp")
+    sf = SequenceForm(vertex.game)
+    uniform = [realization_from_behavior(ps, ps.treeplex.uniform()) for ps in sf.players]
+
+    def payoffs(answer):
+        x, y = (realization_from_behavior(ps, b) for ps, b in zip(sf.players, answer.behaviors))
+        return float(x @ sf.payoff_matrix(0) @ uniform[1]), float(uniform[0] @ sf.payoff_matrix(1) @ y)
+
+    best, worst = (equilibria.solve("leduc", "lp", select=s) for s in ("best", "worst"))
+    for answer in (best, worst):
+        assert answer.value == pytest.approx(LEDUC_VALUE, abs=1e-9)
+        assert answer.exploitability <= 1e-9
+    for p in (0, 1):
+        assert payoffs(worst)[p] <= payoffs(vertex)[p] + 1e-9 <= payoffs(best)[p] + 2e-9
+    assert payoffs(best)[0] - payoffs(worst)[0] > 0.1  # Leduc's equilibria differ widely off the value
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["kuhn", "--against", "x.csv"], "--against names what --select best|worst plays against"),
+        (["kuhn", "--select", "best", "--algorithm", "cfr+", "--iterations", "5"], "--select works on the LP"),
+        (["kuhn", "--select", "best", "--eliminate-dominated"], "--select works on the LP"),
+        (["kuhn", "--select", "best", "--against", "no-such-file.csv"], "no-such-file.csv"),
+        (["kuhn", "--select", "middle"], "--select"),
+    ],
+)
+def test_bad_selections_are_refused_in_one_line(args, message):
+    done = _run("solve", *args, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_the_shrink_route_refuses_select():
+    from equilibria.models.checks import OptionError
+
+    with pytest.raises(OptionError, match="use the lp route"):
+        equilibria.solve("kuhn", "shrink", select="best")
