@@ -57,7 +57,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -237,13 +237,28 @@ def _scaling(torch: Any, rows: Any, cols: Any, vals: Any, m: int, n: int) -> tup
     return row_scale / torch.sqrt(safe(row_sum)), col_scale / torch.sqrt(safe(col_sum))
 
 
-def _csr(torch: Any, matrix: sp.csr_matrix, dev: Any) -> tuple[Any, Any, Any]:
-    """(row pointers, column indices, row index of each entry) of a scipy CSR on ``dev``."""
+class _Csr(NamedTuple):
+    """A sparse matrix's CSR parts on the device."""
+
+    crow: Any  # row pointers
+    col: Any  # column index of each entry
+    row: Any  # row index of each entry
+    vals: Any
+    shape: tuple[int, int]
+
+
+def _tensor(torch: Any, values: Any, dev: Any) -> Any:
+    """``values`` as a float64 tensor on ``dev``."""
+    return torch.as_tensor(np.ascontiguousarray(values, dtype=np.float64), device=dev)
+
+
+def _csr(torch: Any, matrix: sp.csr_matrix, dev: Any) -> _Csr:
+    """The CSR parts of a scipy CSR matrix, on ``dev``."""
     crow = torch.as_tensor(matrix.indptr.astype(np.int64), device=dev)
     col = torch.as_tensor(matrix.indices.astype(np.int64), device=dev)
     counts = crow[1:] - crow[:-1]
     row = torch.repeat_interleave(torch.arange(matrix.shape[0], device=dev), counts)
-    return crow, col, row
+    return _Csr(crow, col, row, _tensor(torch, matrix.data, dev), (int(matrix.shape[0]), int(matrix.shape[1])))
 
 
 def _amax(v: Any) -> float:
@@ -284,6 +299,267 @@ def _infeasibility(torch: Any, s: _Side, dx: Any, dy: Any, adx: Any, atdy: Any, 
     return None
 
 
+def _upload(torch: Any, problem: LinearProgram, dev: Any) -> tuple[_Csr, _Csr, _Side, float]:
+    """``A`` and ``A'`` and the problem as given (a maximisation's costs negated) on
+    ``dev``, and the sign the costs were multiplied by."""
+    sign = -1.0 if problem.maximize else 1.0
+    A = sp.csr_matrix(problem.A, dtype=np.float64)
+    A.sum_duplicates()
+    AT = sp.csr_matrix(A.T)
+    given = _side(
+        torch,
+        _tensor(torch, sign * np.asarray(problem.c, dtype=np.float64), dev),
+        _tensor(torch, problem.row_lower, dev),
+        _tensor(torch, problem.row_upper, dev),
+        _tensor(torch, problem.col_lower, dev),
+        _tensor(torch, problem.col_upper, dev),
+    )
+    return _csr(torch, A, dev), _csr(torch, AT, dev), given, sign
+
+
+@dataclass
+class _Scaled:
+    """The preconditioned LP on the device: ``A~ = R A C`` and its transpose (CSR
+    tensors), ``x = C x~`` and ``y = R y~``, the data as given and as scaled."""
+
+    A: Any
+    AT: Any
+    R: Any
+    C: Any
+    given: _Side
+    scaled: _Side
+    sign: float
+    nnz: int
+    dev: Any
+
+
+def _precondition(torch: Any, a: _Csr, at: _Csr, given: _Side, sign: float) -> _Scaled:
+    """The LP scaled by :func:`_scaling`'s factors."""
+    m, n = a.shape
+    f64 = torch.float64
+    R, C = _scaling(torch, a.row, a.col, a.vals, m, n)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+        Ak = torch.sparse_csr_tensor(
+            a.crow, a.col, a.vals * R[a.row] * C[a.col], (m, n), dtype=f64, check_invariants=False
+        )
+        ATk = torch.sparse_csr_tensor(
+            at.crow, at.col, at.vals * C[at.row] * R[at.col], (n, m), dtype=f64, check_invariants=False
+        )
+    scaled = _side(
+        torch,
+        given.c * C,
+        given.row_lower * R,
+        given.row_upper * R,
+        given.col_lower / C,
+        given.col_upper / C,
+    )
+    return _Scaled(Ak, ATk, R, C, given, scaled, sign, int(a.vals.numel()), a.vals.device)
+
+
+@dataclass
+class _Check:
+    """What a check measured: the scaled measures of the current iterate and of the
+    average, the average ``(x, y, Ax, A'y)``, and the relative errors shown in progress."""
+
+    cur_scaled: list[float]
+    avg_scaled: list[float]
+    avg: tuple[Any, Any, Any, Any]
+    shown: tuple[float, float, float]
+
+
+class _Pdhg:
+    """Restarted PDHG's state on a scaled LP: the iterate ``(x, y)`` with ``Ax`` and
+    ``A'y``, step size ``eta``, primal weight, the epoch (its start, the step-weighted sums
+    of its average), the best point seen at a check, and the status once one is known."""
+
+    def __init__(self, torch: Any, lp: _Scaled, warm_start: np.ndarray | None) -> None:
+        self.torch, self.lp = torch, lp
+        s = lp.scaled
+        n, m = lp.C.numel(), lp.R.numel()
+        x = torch.zeros(n, dtype=torch.float64, device=lp.dev)
+        if warm_start is not None:
+            x = _tensor(torch, warm_start, lp.dev) / lp.C
+        self.x = torch.clamp(x, s.col_lower, s.col_upper)
+        self.y = torch.zeros(m, dtype=torch.float64, device=lp.dev)
+        self.ax, self.aty = self.matvec(lp.A, self.x), self.matvec(lp.AT, self.y)
+        largest = float(lp.A.values().abs().max()) if lp.nnz else 1.0
+        self.eta = 1.0 / largest if largest > 0 else 1.0
+        self.weight = s.c_norm / s.b_norm if s.c_norm > 1e-10 and s.b_norm > 1e-10 else 1.0
+        self.iterations = self.attempts = self.restarts = 0
+        self.status = Status.UNKNOWN
+        self.answer: tuple[Any, Any] | None = None
+        self.best: tuple[float, Any, Any] | None = None
+        self.sum_x, self.sum_y = torch.zeros_like(self.x), torch.zeros_like(self.y)
+        self.sum_ax, self.sum_aty = torch.zeros_like(self.ax), torch.zeros_like(self.aty)
+        self._new_epoch(self.measures(self.x, self.y, self.ax, self.aty)[0])
+
+    @property
+    def finished(self) -> bool:
+        return self.answer is not None or self.status != Status.UNKNOWN
+
+    def matvec(self, M: Any, v: Any) -> Any:
+        if v.numel():
+            return self.torch.mv(M, v)
+        return self.torch.zeros(M.shape[0], dtype=self.torch.float64, device=self.lp.dev)
+
+    def measures(self, x: Any, y: Any, ax: Any, aty: Any) -> tuple[list[float], list[float]]:
+        """Measures in the scaled problem and in the problem as given, with one transfer."""
+        torch, lp = self.torch, self.lp
+        both = torch.cat(
+            [
+                _measures(torch, lp.scaled, x, y, ax, aty),
+                _measures(torch, lp.given, x * lp.C, y * lp.R, ax / lp.R, aty / lp.C),
+            ]
+        ).tolist()
+        return both[:4], both[4:]
+
+    def _new_epoch(self, candidate: list[float]) -> None:
+        """Start an epoch at the current iterate, whose scaled measures are ``candidate``."""
+        self.kkt_last = _kkt(self.weight, candidate)
+        self.kkt_candidate_before = math.inf
+        self.last_x, self.last_y = self.x.clone(), self.y.clone()
+        self.epoch_start = self.iterations
+        for total in (self.sum_x, self.sum_y, self.sum_ax, self.sum_aty):
+            total.zero_()
+        self.sum_w = 0.0
+        self.prev = (self.x, self.y, self.ax, self.aty)
+
+    def step(self) -> None:
+        """One iteration with PDLP's adaptive step: shortened until admissible, then
+        added to the epoch's average with the step as its weight."""
+        torch, s = self.torch, self.lp.scaled
+        x, y, ax, aty, eta, weight = self.x, self.y, self.ax, self.aty, self.eta, self.weight
+        while True:
+            self.attempts += 1
+            tau, sigma = eta / weight, eta * weight
+            x_new = torch.clamp(x - tau * (s.c - aty), s.col_lower, s.col_upper)
+            ax_new = self.matvec(self.lp.A, x_new)
+            v = y - sigma * (2 * ax_new - ax)
+            y_new = v + sigma * torch.clamp(-v / sigma, s.row_lower, s.row_upper)
+            aty_new = self.matvec(self.lp.AT, y_new)
+            dx, dy = x_new - x, y_new - y
+            movement, interaction = torch.stack(
+                [
+                    0.5 * weight * torch.dot(dx, dx) + 0.5 / weight * torch.dot(dy, dy),
+                    torch.dot(dy, ax_new - ax).abs(),
+                ]
+            ).tolist()
+            limit_eta = movement / interaction if interaction > 0 else math.inf
+            n = self.attempts + 1
+            next_eta = min((1 - n**-0.3) * limit_eta, (1 + n**-0.6) * eta)
+            if eta <= limit_eta:
+                break
+            eta = next_eta
+        self.x, self.y, self.ax, self.aty = x_new, y_new, ax_new, aty_new
+        self.sum_x.add_(x_new, alpha=eta)
+        self.sum_y.add_(y_new, alpha=eta)
+        self.sum_ax.add_(ax_new, alpha=eta)
+        self.sum_aty.add_(aty_new, alpha=eta)
+        self.sum_w += eta
+        self.eta = next_eta
+        self.iterations += 1
+
+    def check(self, tolerance: float, eps_infeasible: float) -> _Check:
+        """Termination at the current iterate or the average (the problem as given), else
+        the best point kept and the infeasibility test since the last check."""
+        w = self.sum_w
+        avg = (self.sum_x / w, self.sum_y / w, self.sum_ax / w, self.sum_aty / w)
+        cur_scaled, cur_given = self.measures(self.x, self.y, self.ax, self.aty)
+        avg_scaled, avg_given = self.measures(*avg)
+        rel_cur, rel_avg = _relative(cur_given, self.lp.given), _relative(avg_given, self.lp.given)
+        points = ((rel_cur, (self.x, self.y)), (rel_avg, avg[:2]))
+        for rel, point in points:
+            if max(rel) <= tolerance:
+                self.status, self.answer = Status.OPTIMAL, point
+                break
+        if self.answer is None:
+            for rel, point in points:
+                if self.best is None or max(rel) < self.best[0]:
+                    self.best = (max(rel), point[0], point[1])
+            found = self.infeasibility(eps_infeasible)
+            if found is not None:
+                self.status = found
+        shown = rel_cur if max(rel_cur) <= max(rel_avg) else rel_avg
+        return _Check(cur_scaled, avg_scaled, avg, shown)
+
+    def infeasibility(self, eps: float) -> Status | None:
+        """:func:`_infeasibility` of the iterates' difference since the last check."""
+        x0, y0, ax0, aty0 = self.prev
+        dx, dy = self.x - x0, self.y - y0
+        return _infeasibility(self.torch, self.lp.scaled, dx, dy, self.ax - ax0, self.aty - aty0, eps)
+
+    def restart_if_due(self, check: _Check) -> None:
+        """Restart to the current iterate or the average, whichever is nearer optimal,
+        when a criterion holds; the primal weight moves at a restart."""
+        self.prev = (self.x, self.y, self.ax, self.aty)
+        kkt_cur, kkt_avg = _kkt(self.weight, check.cur_scaled), _kkt(self.weight, check.avg_scaled)
+        use_avg = kkt_avg < kkt_cur
+        kkt_candidate = kkt_avg if use_avg else kkt_cur
+        restart = (
+            kkt_candidate <= SUFFICIENT * self.kkt_last
+            or (kkt_candidate <= NECESSARY * self.kkt_last and kkt_candidate > self.kkt_candidate_before)
+            or self.iterations - self.epoch_start >= ARTIFICIAL * self.iterations
+        )
+        if not restart:
+            self.kkt_candidate_before = kkt_candidate
+            return
+        self.restarts += 1
+        if use_avg:
+            self.x, self.y, self.ax, self.aty = check.avg
+        moved_x = float(self.torch.linalg.vector_norm(self.x - self.last_x))
+        moved_y = float(self.torch.linalg.vector_norm(self.y - self.last_y))
+        if moved_x > 1e-10 and moved_y > 1e-10:
+            self.weight = math.exp(
+                WEIGHT_SMOOTHING * math.log(moved_y / moved_x) + (1 - WEIGHT_SMOOTHING) * math.log(self.weight)
+            )
+        self._new_epoch(check.avg_scaled if use_avg else check.cur_scaled)
+
+    def unscaled(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The answer in the problem as given: the primal (clipped to the column bounds)
+        and the row duals in HiGHS's signs; at a limit the best point seen; else None."""
+        answer = self.answer
+        if answer is None and self.status in (Status.TIME_LIMIT, Status.ITERATION_LIMIT) and self.best is not None:
+            answer = (self.best[1], self.best[2])
+        if answer is None:
+            return None, None
+        lp = self.lp
+        x_given = self.torch.clamp(answer[0] * lp.C, lp.given.col_lower, lp.given.col_upper)
+        return x_given.cpu().numpy(), lp.sign * (answer[1] * lp.R).cpu().numpy()
+
+
+class _Progress:
+    """Progress lines: on stderr when verbose (every ``log_every`` iterations and at the
+    end), and on the logger every :data:`PROGRESS_EVERY` seconds."""
+
+    def __init__(self, where: str, verbose: bool, log_every: int, start: float) -> None:
+        self.where, self.verbose, self.log_every = where, verbose, log_every
+        self.next_report = start + PROGRESS_EVERY
+        self.next_log = 0
+
+    def header(self, lp: _Scaled, tolerance: float) -> None:
+        if self.verbose:
+            (m, n), nnz = lp.A.shape, lp.nnz
+            print(
+                f"pdlp-torch on {self.where}: {m:,} rows, {n:,} columns, {nnz:,} nonzeros, tolerance {tolerance:.1e}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def report(self, pdhg: _Pdhg, shown: tuple[float, float, float], now: float, elapsed: float) -> None:
+        line = (
+            f"iteration {pdhg.iterations:,}: relative primal residual {shown[0]:.2e}, "
+            f"dual residual {shown[1]:.2e}, gap {shown[2]:.2e}; step {pdhg.eta:.2e}, "
+            f"primal weight {pdhg.weight:.2e}, {pdhg.restarts} restarts, {elapsed:.1f} s"
+        )
+        if self.verbose and (pdhg.iterations >= self.next_log or pdhg.finished):
+            self.next_log = pdhg.iterations + self.log_every
+            print(f"pdlp-torch {line}", file=sys.stderr, flush=True)
+        if now >= self.next_report:
+            self.next_report = now + PROGRESS_EVERY
+            _log.info("PDLP (torch, %s): %s", self.where, line)
+
+
 def solve_pdlp_torch(
     problem: LinearProgram,
     time_limit: float | None = None,
@@ -299,217 +575,38 @@ def solve_pdlp_torch(
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     dev = _device(settings["device"])
-    f64 = torch.float64
-    sign = -1.0 if problem.maximize else 1.0
-    A = sp.csr_matrix(problem.A, dtype=np.float64)
-    A.sum_duplicates()
-    m, n = A.shape
-    AT = sp.csr_matrix(A.T)
-
-    def tensor(values: Any) -> Any:
-        return torch.as_tensor(np.ascontiguousarray(values, dtype=np.float64), device=dev)
-
-    crow, col, row = _csr(torch, A, dev)
-    crow_t, col_t, row_t = _csr(torch, AT, dev)
-    vals, vals_t = tensor(A.data), tensor(AT.data)
-    given = _side(
-        torch,
-        tensor(sign * np.asarray(problem.c, dtype=np.float64)),
-        tensor(problem.row_lower),
-        tensor(problem.row_upper),
-        tensor(problem.col_lower),
-        tensor(problem.col_upper),
-    )
+    a, at, given, sign = _upload(torch, problem, dev)
     t1 = time.perf_counter()
-
-    # preconditioning: A~ = R A C, x = C x~, y = R y~
-    R, C = _scaling(torch, row, col, vals, m, n)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
-        Ak = torch.sparse_csr_tensor(crow, col, vals * R[row] * C[col], (m, n), dtype=f64, check_invariants=False)
-        ATk = torch.sparse_csr_tensor(
-            crow_t, col_t, vals_t * C[row_t] * R[col_t], (n, m), dtype=f64, check_invariants=False
-        )
-    scaled = _side(
-        torch,
-        given.c * C,
-        given.row_lower * R,
-        given.row_upper * R,
-        given.col_lower / C,
-        given.col_upper / C,
-    )
-    cl, cu, rl, ru, c = scaled.col_lower, scaled.col_upper, scaled.row_lower, scaled.row_upper, scaled.c
-
-    def matvec(M: Any, v: Any) -> Any:
-        return torch.mv(M, v) if v.numel() else torch.zeros(M.shape[0], dtype=f64, device=dev)
-
-    x = torch.zeros(n, dtype=f64, device=dev)
-    if warm_start is not None:
-        x = tensor(warm_start) / C
-    x = torch.clamp(x, cl, cu)
-    y = torch.zeros(m, dtype=f64, device=dev)
-    ax, aty = matvec(Ak, x), matvec(ATk, y)
-
-    def measures(xv: Any, yv: Any, axv: Any, atyv: Any) -> tuple[list[float], list[float]]:
-        """Measures in the scaled problem and in the problem as given, with one transfer."""
-        both = torch.cat(
-            [
-                _measures(torch, scaled, xv, yv, axv, atyv),
-                _measures(torch, given, xv * C, yv * R, axv / R, atyv / C),
-            ]
-        ).tolist()
-        return both[:4], both[4:]
-
-    largest = float(Ak.values().abs().max()) if vals.numel() else 1.0
-    eta = 1.0 / largest if largest > 0 else 1.0
-    weight = scaled.c_norm / scaled.b_norm if scaled.c_norm > 1e-10 and scaled.b_norm > 1e-10 else 1.0
-
+    lp = _precondition(torch, a, at, given, sign)
+    pdhg = _Pdhg(torch, lp, warm_start)
     tol, every, limit = settings["tolerance"], settings["check_every"], settings["iteration_limit"]
-    eps_infeasible, log_every = settings["infeasibility_tolerance"], settings["log_every"]
-
-    # the epoch: its start, the average's running sums (weights: the steps)
-    last_x, last_y = x.clone(), y.clone()
-    scaled_m, given_m = measures(x, y, ax, aty)
-    kkt_last = _kkt(weight, scaled_m)
-    kkt_candidate_before = math.inf
-    epoch_start = 0
-    sum_x, sum_y = torch.zeros_like(x), torch.zeros_like(y)
-    sum_ax, sum_aty = torch.zeros_like(ax), torch.zeros_like(aty)
-    sum_w = 0.0
-    prev = (x.clone(), y.clone(), ax.clone(), aty.clone())
-    best: tuple[float, Any, Any] | None = None
-    iterations = 0
-    attempts = 0
-    restarts = 0
-    status = Status.UNKNOWN
-    answer: tuple[Any, Any] | None = None
-    next_report = t1 + PROGRESS_EVERY
-    next_log = 0
     where = f"{dev.type}" + (f":{dev.index}" if dev.index is not None else "")
-    if verbose:
-        print(
-            f"pdlp-torch on {where}: {m:,} rows, {n:,} columns, {A.nnz:,} nonzeros, tolerance {tol:.1e}",
-            file=sys.stderr,
-            flush=True,
-        )
+    progress = _Progress(where, verbose, settings["log_every"], t1)
+    progress.header(lp, tol)
 
     t2 = time.perf_counter()
     while True:
         for _ in range(every):
-            while True:  # PDLP's adaptive step: shorten until the step is admissible
-                attempts += 1
-                tau, sigma = eta / weight, eta * weight
-                x_new = torch.clamp(x - tau * (c - aty), cl, cu)
-                ax_new = matvec(Ak, x_new)
-                v = y - sigma * (2 * ax_new - ax)
-                y_new = v + sigma * torch.clamp(-v / sigma, rl, ru)
-                aty_new = matvec(ATk, y_new)
-                dx, dy = x_new - x, y_new - y
-                movement, interaction = torch.stack(
-                    [
-                        0.5 * weight * torch.dot(dx, dx) + 0.5 / weight * torch.dot(dy, dy),
-                        torch.dot(dy, ax_new - ax).abs(),
-                    ]
-                ).tolist()
-                limit_eta = movement / interaction if interaction > 0 else math.inf
-                next_eta = min((1 - (attempts + 1) ** -0.3) * limit_eta, (1 + (attempts + 1) ** -0.6) * eta)
-                if eta <= limit_eta:
-                    break
-                eta = next_eta
-            x, y, ax, aty = x_new, y_new, ax_new, aty_new
-            sum_x.add_(x, alpha=eta)
-            sum_y.add_(y, alpha=eta)
-            sum_ax.add_(ax, alpha=eta)
-            sum_aty.add_(aty, alpha=eta)
-            sum_w += eta
-            eta = next_eta
-            iterations += 1
-
-        # ---- a check: termination, infeasibility, restart, progress, limits ----------
-        avg = (sum_x / sum_w, sum_y / sum_w, sum_ax / sum_w, sum_aty / sum_w)
-        cur_scaled, cur_given = measures(x, y, ax, aty)
-        avg_scaled, avg_given = measures(*avg)
-        rel_cur, rel_avg = _relative(cur_given, given), _relative(avg_given, given)
-        for rel, point in ((rel_cur, (x, y)), (rel_avg, avg[:2])):
-            if max(rel) <= tol:
-                status, answer = Status.OPTIMAL, point
-                break
-        if answer is None:
-            for rel, point in ((rel_cur, (x, y)), (rel_avg, avg[:2])):
-                if best is None or max(rel) < best[0]:
-                    best = (max(rel), point[0], point[1])
-            dx, dy = x - prev[0], y - prev[1]
-            found = _infeasibility(torch, scaled, dx, dy, ax - prev[2], aty - prev[3], eps_infeasible)
-            if found is not None:
-                status = found
+            pdhg.step()
+        check = pdhg.check(tol, settings["infeasibility_tolerance"])
         now = time.perf_counter()
-        shown = rel_cur if max(rel_cur) <= max(rel_avg) else rel_avg
-        line = (
-            f"iteration {iterations:,}: relative primal residual {shown[0]:.2e}, dual residual {shown[1]:.2e}, "
-            f"gap {shown[2]:.2e}; step {eta:.2e}, primal weight {weight:.2e}, {restarts} restarts, "
-            f"{now - t2:.1f} s"
-        )
-        if verbose and (iterations >= next_log or answer is not None or status != Status.UNKNOWN):
-            next_log = iterations + log_every
-            print(f"pdlp-torch {line}", file=sys.stderr, flush=True)
-        if now >= next_report:
-            next_report = now + PROGRESS_EVERY
-            _log.info("PDLP (torch, %s): %s", where, line)
-        if answer is not None or status != Status.UNKNOWN:
+        progress.report(pdhg, check.shown, now, now - t2)
+        if pdhg.finished:
             break
         if deadline is not None and now >= deadline:
-            status = Status.TIME_LIMIT
+            pdhg.status = Status.TIME_LIMIT
             break
-        if limit is not None and iterations >= limit:
-            status = Status.ITERATION_LIMIT
+        if limit is not None and pdhg.iterations >= limit:
+            pdhg.status = Status.ITERATION_LIMIT
             break
-        prev = (x, y, ax, aty)
-
-        # restart: to the current iterate or the average, whichever is nearer optimal
-        kkt_cur, kkt_avg = _kkt(weight, cur_scaled), _kkt(weight, avg_scaled)
-        use_avg = kkt_avg < kkt_cur
-        kkt_candidate = kkt_avg if use_avg else kkt_cur
-        restart = (
-            kkt_candidate <= SUFFICIENT * kkt_last
-            or (kkt_candidate <= NECESSARY * kkt_last and kkt_candidate > kkt_candidate_before)
-            or iterations - epoch_start >= ARTIFICIAL * iterations
-        )
-        if not restart:
-            kkt_candidate_before = kkt_candidate
-            continue
-        restarts += 1
-        if use_avg:
-            x, y, ax, aty = avg
-        candidate = avg_scaled if use_avg else cur_scaled
-        moved_x = float(torch.linalg.vector_norm(x - last_x))
-        moved_y = float(torch.linalg.vector_norm(y - last_y))
-        if moved_x > 1e-10 and moved_y > 1e-10:
-            weight = math.exp(
-                WEIGHT_SMOOTHING * math.log(moved_y / moved_x) + (1 - WEIGHT_SMOOTHING) * math.log(weight)
-            )
-        kkt_last = _kkt(weight, candidate)
-        kkt_candidate_before = math.inf
-        last_x, last_y = x.clone(), y.clone()
-        epoch_start = iterations
-        sum_x.zero_()
-        sum_y.zero_()
-        sum_ax.zero_()
-        sum_aty.zero_()
-        sum_w = 0.0
-        prev = (x, y, ax, aty)
+        pdhg.restart_if_due(check)
 
     t3 = time.perf_counter()
-    x_out = duals = objective = None
-    if answer is None and status in (Status.TIME_LIMIT, Status.ITERATION_LIMIT) and best is not None:
-        answer = (best[1], best[2])
-    if answer is not None:
-        x_given = torch.clamp(answer[0] * C, given.col_lower, given.col_upper)
-        x_out = x_given.cpu().numpy()
-        duals = sign * (answer[1] * R).cpu().numpy()
-        objective = float(np.dot(problem.c, x_out))
-    message = f"PDLP on torch ({where}): {status}, {iterations:,} iterations, {restarts} restarts"
+    x_out, duals = pdhg.unscaled()
+    objective = None if x_out is None else float(np.dot(problem.c, x_out))
+    message = f"PDLP on torch ({where}): {pdhg.status}, {pdhg.iterations:,} iterations, {pdhg.restarts} restarts"
     return Solution(
-        status=status,
+        status=pdhg.status,
         objective=objective,
         x=x_out,
         row_duals=duals,
