@@ -569,11 +569,12 @@ def solve_pdlp_torch(
 ) -> Solution:
     """Solve an LP by restarted PDHG on torch; returns the Solution (row duals included).
     See the module's docstring for the method and its options."""
+    called = time.perf_counter()  # the time limit counts torch's first import (about a second)
     settings = _settings(dict(options or {}))
     import torch
 
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + float(time_limit)
+    deadline = None if time_limit is None else called + float(time_limit)
     dev = _device(settings["device"])
     a, at, given, sign = _upload(torch, problem, dev)
     t1 = time.perf_counter()

@@ -138,6 +138,19 @@ def test_a_tiny_time_limit_claims_no_optimum(kuhn_lp):
     assert sol.solution_status == "feasible"  # a point comes back, called no optimum
 
 
+def test_a_route_time_limit_counts_the_first_torch_import():
+    """In a fresh process the import of torch (about a second) is inside the time limit:
+    the LP route ends at it with a certified point, not past its grace with no answer."""
+    code = (
+        "import equilibria; a = equilibria.solve('leduc', 'lp', backend='pdlp-torch', time_limit=3); "
+        "print(a.status, a.exploitability)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    status, exploitability = done.stdout.split()
+    assert status == "time_limit" and 0 < float(exploitability) < 1
+
+
 def test_an_iteration_limit_claims_no_optimum(kuhn_lp):
     sol = solve(kuhn_lp, "pdlp-torch", options={"iteration_limit": 64})
     assert sol.status == Status.ITERATION_LIMIT and "64 iterations" in sol.message
