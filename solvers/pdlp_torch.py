@@ -38,9 +38,10 @@ box of ``x``, ``p(y) = sum(y+ row_lower - y- row_upper)``:
 
 Everything after the hand-over runs on the chosen device in float64 (``A`` and ``A'``
 each a ``torch.sparse_csr_tensor``); only the scalars of each check and the final
-vectors come back. A time limit is checked between blocks of ``check_every`` iterations;
-at a time or iteration limit the point with the lowest relative KKT error seen at a check
-is returned with status TIME_LIMIT or ITERATION_LIMIT, never OPTIMAL.
+vectors come back. A time limit counts from the call (torch's first import included) and
+is checked between blocks of ``check_every`` iterations; at a time or iteration limit the
+point with the lowest relative KKT error seen at a check is returned with status
+TIME_LIMIT or ITERATION_LIMIT, never OPTIMAL.
 
 Options (``options={...}``; anything else is refused naming the option):
 ``tolerance`` (default :data:`DEFAULT_TOLERANCE`), ``device`` (``auto``: CUDA when

@@ -197,7 +197,7 @@ def test_verbose_prints_iteration_lines_on_stderr(kuhn_lp, capsys):
     [("leduc", LEDUC), ("generalized_kuhn:cards=100", None)],
 )
 def test_larger_games_are_certified(game, value):
-    """Leduc (about 80,000 iterations, 25 s here) and G_100 (about 160,000, 3 minutes)."""
+    """Leduc (about 92,000 iterations, 20 s here) and G_100 (about 160,000, 3 minutes)."""
     answer = equilibria.solve(game, "lp", backend="pdlp-torch")
     expected = value if value is not None else equilibria.solve(game, "lp", backend="highs").value
     assert answer.status == "optimal" and answer.exploitability <= 1e-6
