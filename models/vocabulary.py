@@ -14,6 +14,8 @@ Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
 #: Where a first-order method's arrays live: numpy, torch on the CPU, torch on CUDA, or
 #: auto (CUDA for large payoff matrices when torch sees one, numpy otherwise).
 Device = Literal["numpy", "cpu", "cuda", "auto"]
+#: Refinements of a zero-sum game's equilibrium the LP route computes exactly.
+Refinement = Literal["quasi-perfect"]
 #: Which of a zero-sum game's equilibria the LP route answers with, for a stated objective.
 Selection = Literal["best", "worst"]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not
@@ -58,6 +60,7 @@ __all__ = [
     "Products",
     "SELECTS",
     "SHRINK_RULES",
+    "Refinement",
     "Select",
     "Selection",
     "ShrinkRule",

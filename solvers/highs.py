@@ -362,6 +362,25 @@ def solve_highs(
     )
 
 
+def simplex_basis(
+    problem: Any, time_limit: float | None = None, options: dict | None = None
+) -> tuple[Status, np.ndarray | None, np.ndarray, np.ndarray]:
+    """Solve an LP by HiGHS's simplex and return its status, the column values and the
+    final basis: per column and per row, HiGHS's basis status code (0 at the lower bound,
+    1 basic, 2 at the upper bound, 3 free and nonbasic at zero, 4 nonbasic), rows by their
+    activity. For methods that work from a basis (a refinement's perturbed LP)."""
+    h = _configured(False, "simplex", time_limit, options)
+    h.passModel(*_arrays(problem))
+    run_interruptibly({"simplex": h})
+    status = _STATUS.get(h.getModelStatus().name, Status.UNKNOWN)
+    solution, basis = h.getSolution(), h.getBasis()
+    x = np.asarray(solution.col_value) if solution.value_valid else None
+    if not basis.valid:
+        return status, x, np.empty(0, dtype=np.int8), np.empty(0, dtype=np.int8)
+    codes = lambda statuses: np.array([int(s) for s in statuses], dtype=np.int8)  # noqa: E731
+    return status, x, codes(basis.col_status), codes(basis.row_status)
+
+
 @register
 class HighsBackend(Backend):
     """HiGHS (Huangfu and Hall, "Parallelizing the dual revised simplex method", 2018) through

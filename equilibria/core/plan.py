@@ -53,7 +53,7 @@ from ..models.checks import OptionError
 from ..solvers import AUTO
 
 #: Options only the direct LP takes: naming one chooses it.
-DIRECT_ONLY = ("both_lps", "select", "against")
+DIRECT_ONLY = ("both_lps", "select", "against", "refine")
 #: Options only GameShrink's route takes: dropped when the tree's LP is chosen.
 SHRINK_ONLY = ("lift",)
 
@@ -100,6 +100,7 @@ LP_ONLY = {
     "iterations": "--iterations",
     "device": "--device",
     "select": "--select",
+    "refine": "--refine",
     "against": "--against",
     "both_lps": "--both-lps",
     "eliminate_dominated": "--eliminate-dominated",

@@ -32,6 +32,7 @@ from ..models.strategy import realization_from_behavior
 from ..solvers import AUTO, Solution, Status, choose_backend, get_backend, solve
 from .first_order import solve_first_order, treeplexes
 from .options import LPOptions
+from .refinement import refined_run
 from .run import Attempt, CurvePoint, LPRun
 from .selection import select_equilibrium
 
@@ -617,7 +618,8 @@ class SequenceFormLP(Steps):
         sf, constant = problem
         times: dict[str, float] = {}
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        rest = {k: v for k, v in vars(options).items() if k not in ("backend", "time_limit", "select", "against")}
+        own = ("backend", "time_limit", "select", "against", "refine")
+        rest = {k: v for k, v in vars(options).items() if k not in own}
         run = solve_sequence_form(sf, options.backend, time_limit=left, times=times, **rest)
         if options.select is not None:
             t0 = time.perf_counter()
@@ -634,6 +636,12 @@ class SequenceFormLP(Steps):
                     time_limit=left,
                 )
             times["select"] = time.perf_counter() - t0
+        if options.refine is not None:
+            t0 = time.perf_counter()
+            left = None if deadline is None else max(deadline - t0, 1e-3)
+            with stage("the quasi-perfect equilibrium: the perturbed LP's limit"):
+                run = refined_run(sf, run, time_limit=left)
+            times["refine"] = time.perf_counter() - t0
         return Outcome(
             status=run.status,
             backend=run.backend,

@@ -18,6 +18,7 @@ from ..models.vocabulary import (
     Join,
     NashFormulation,
     Products,
+    Refinement,
     Select,
     Selection,
     ShrinkRule,
@@ -71,6 +72,13 @@ class LPOptions(RouteOptions):
     iterations: int | None = field(
         default=None, metadata={"help": "a first-order method's or the double oracle's iterations", "range": 1}
     )
+    refine: Refinement | None = field(
+        default=None,
+        metadata={
+            "help": "quasi-perfect: the limit of Miltersen and Sorensen's perturbed LP, taken exactly, checked "
+            "for sequential best responses at every information set, reached or not"
+        },
+    )
     select: Selection | None = field(
         default=None,
         metadata={
@@ -105,6 +113,11 @@ class LPOptions(RouteOptions):
             given = [flag for flag, name in flags if getattr(self, name)]
             if given:
                 raise OptionError(f"{given[0]} applies to the LP, not to {self.algorithm}")
+        if self.refine is not None and (self.algorithm != "lp" or self.eliminate_dominated or self.select):
+            other = (
+                "--select" if self.select else "--eliminate-dominated" if self.eliminate_dominated else "--algorithm"
+            )
+            raise OptionError(f"--refine is a form of the LP's answer: it does not combine with {other}")
         if self.against is not None and self.select is None:
             raise OptionError("--against names what --select best|worst plays against: give --select too")
         if self.select is not None and (self.algorithm != "lp" or self.eliminate_dominated):
@@ -151,8 +164,9 @@ class ShrinkOptions(LPOptions):
 
     def validate(self) -> None:
         super().validate()
-        if self.select is not None:
-            raise OptionError("--select works on the full game's LP: use the lp route (solve --no-shrink)")
+        if self.select is not None or self.refine is not None:
+            flag = "--select" if self.select is not None else "--refine"
+            raise OptionError(f"{flag} works on the full game's LP: use the lp route (solve --no-shrink)")
         if self.compact is True and (self.algorithm != "lp" or self.eliminate_dominated):
             raise OptionError(
                 "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"

@@ -1,0 +1,162 @@
+"""--refine quasi-perfect: the limit of Miltersen and Sørensen's perturbed sequence-form LP.
+
+The small games below are built so that an information set is never reached in
+equilibrium and one of its actions is weakly dominated there ("bad" earns less than
+"good" whatever follows): any Nash equilibrium may play it, a quasi-perfect one never
+does. Kuhn poker, Leduc hold'em and Liar's dice keep their published values and are
+certified equilibria.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import equilibria
+from equilibria.models.efg_io import parse_efg
+from equilibria.models.sequence import SequenceForm
+from equilibria.routes.refinement import quasi_perfect, sequential_violations
+
+# player 1 goes in or out; in, player 2 answers l (player 1 then chooses, "bad" or
+# "good") or r (player 1 loses 3): player 2 answers r, so player 1 goes out
+PLAYER_1_DEPTH_2 = """EFG 2 R "dominated at depth 2" { "P1" "P2" }
+""
+p "" 1 1 "root" { "in" "out" } 0
+p "" 2 1 "after in" { "l" "r" } 0
+p "" 1 2 "after in, l" { "bad" "good" } 0
+t "" 1 "bad" { 0, 0 }
+t "" 2 "good" { 2, -2 }
+t "" 3 "r" { -3, 3 }
+t "" 4 "out" { 1, -1 }
+"""
+
+# player 1 plays b (earning 1); after a, player 2 chooses, and "bad" earns it 0, "good" 2
+PLAYER_2_DEPTH_1 = """EFG 2 R "dominated for player 2" { "P1" "P2" }
+""
+p "" 1 1 "root" { "a" "b" } 0
+p "" 2 1 "after a" { "bad" "good" } 0
+t "" 1 "bad" { 0, 0 }
+t "" 2 "good" { -2, 2 }
+t "" 3 "b" { 1, -1 }
+"""
+
+# a card dealt to player 1 first; both cards go out; the sets after "in, l" are unreached
+WITH_CHANCE = """EFG 2 R "dominated after chance" { "P1" "P2" }
+""
+c "" 1 "deal" { "high" 1/2 "low" 1/2 } 0
+p "" 1 1 "high" { "in" "out" } 0
+p "" 2 1 "after in" { "l" "r" } 0
+p "" 1 2 "high, in, l" { "bad" "good" } 0
+t "" 1 "" { 0, 0 }
+t "" 2 "" { 2, -2 }
+t "" 3 "" { -3, 3 }
+t "" 4 "" { 1, -1 }
+p "" 1 3 "low" { "in" "out" } 0
+p "" 2 1 "after in" { "l" "r" } 0
+p "" 1 4 "low, in, l" { "bad" "good" } 0
+t "" 5 "" { 0, 0 }
+t "" 6 "" { 1, -1 }
+t "" 7 "" { -3, 3 }
+t "" 8 "" { 1, -1 }
+"""
+
+# player 2 at depth 2 of its own: it answers twice; player 1 never lets it reach the second
+PLAYER_2_DEPTH_2 = """EFG 2 R "dominated for player 2 at depth 2" { "P1" "P2" }
+""
+p "" 2 1 "first" { "x" "y" } 0
+p "" 1 1 "after x" { "go" "stop" } 0
+p "" 2 2 "x, go" { "bad" "good" } 0
+t "" 1 "" { 0, 0 }
+t "" 2 "" { -2, 2 }
+t "" 3 "" { 1, -1 }
+t "" 4 "" { 1, -1 }
+"""
+
+GAMES = {
+    "player 1, depth 2": (PLAYER_1_DEPTH_2, [(0, "after in, l")]),
+    "player 2, depth 1": (PLAYER_2_DEPTH_1, [(1, "after a")]),
+    "player 1 after chance": (WITH_CHANCE, [(0, "high, in, l"), (0, "low, in, l")]),
+    "player 2, depth 2": (PLAYER_2_DEPTH_2, [(1, "x, go")]),
+}
+
+
+def _probability(answer, player, infoset, action):
+    rows = answer.strategy_table()
+    hit = rows[(rows.player == player + 1) & (rows.infoset == infoset) & (rows.action == action)]
+    assert len(hit) == 1, (player, infoset, action, rows)
+    return float(hit.probability.iloc[0])
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_quasi_perfect_never_plays_a_dominated_action_off_the_path(name):
+    text, sets = GAMES[name]
+    game = parse_efg(text)
+    vertex = equilibria.solve(game, "lp")
+    refined = equilibria.solve(game, "lp", refine="quasi-perfect")
+    assert refined.exploitability <= 1e-12
+    assert refined.value == pytest.approx(vertex.value, abs=1e-12)
+    for player, infoset in sets:
+        assert _probability(refined, player, infoset, "good") == pytest.approx(1.0, abs=1e-12)
+    # where the LP's vertex plays the dominated action, the sequential check finds it
+    sf = SequenceForm(game)
+    found = quasi_perfect(sf)
+    assert found.violations == [[], []]
+    for player, infoset in sets:
+        flagged = sequential_violations(sf, player, vertex.behaviors[player], found.plans[1 - player])
+        plays_bad = _probability(vertex, player, infoset, "bad") > 1e-9
+        assert plays_bad == any(infoset in label for label in flagged), (infoset, flagged)
+
+
+@pytest.mark.parametrize("game, value", [("kuhn", -1 / 18), ("leduc", -0.085606424078), ("liars_dice:sides=4", 1 / 16)])
+def test_refined_answers_keep_the_value_and_are_certified(game, value):
+    refined = equilibria.solve(game, "lp", refine="quasi-perfect")
+    assert refined.value == pytest.approx(value, abs=1e-9)
+    assert refined.exploitability <= 1e-9
+    assert any(line.startswith("quasi-perfect") for line in refined.plan)
+
+
+@pytest.mark.parametrize("backend", ["scip", "clarabel"])
+def test_the_refined_equilibrium_does_not_depend_on_the_backend(backend):
+    pytest.importorskip({"scip": "pyscipopt", "clarabel": "clarabel"}[backend])
+    ours = equilibria.solve("kuhn", "lp", refine="quasi-perfect", backend="highs")
+    theirs = equilibria.solve("kuhn", "lp", refine="quasi-perfect", backend=backend)
+    for a, b in zip(ours.behaviors, theirs.behaviors):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_the_refined_equilibrium_does_not_depend_on_the_order_of_actions():
+    # the same game with every decision's actions listed the other way round (and the
+    # terminals with them): the refinement is unique here, so the strategies agree
+    swapped = """EFG 2 R "dominated at depth 2, actions reversed" { "P1" "P2" }
+""
+p "" 1 1 "root" { "out" "in" } 0
+t "" 4 "out" { 1, -1 }
+p "" 2 1 "after in" { "r" "l" } 0
+t "" 3 "r" { -3, 3 }
+p "" 1 2 "after in, l" { "good" "bad" } 0
+t "" 2 "good" { 2, -2 }
+t "" 1 "bad" { 0, 0 }
+"""
+    a = equilibria.solve(parse_efg(PLAYER_1_DEPTH_2), "lp", refine="quasi-perfect")
+    b = equilibria.solve(parse_efg(swapped), "lp", refine="quasi-perfect")
+    for player, infoset, action in [(0, "root", "out"), (0, "after in, l", "good"), (1, "after in", "r")]:
+        assert _probability(a, player, infoset, action) == pytest.approx(_probability(b, player, infoset, action))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["kuhn", "--refine", "quasi-perfect", "--algorithm", "cfr+", "--iterations", "5"], "--refine"),
+        (["kuhn", "--refine", "quasi-perfect", "--select", "best"], "--refine"),
+        (["kuhn", "--refine", "proper"], "--refine"),
+    ],
+)
+def test_bad_refinements_are_refused_in_one_line(args, message):
+    done = subprocess.run(
+        [sys.executable, "-m", "equilibria", "solve", *args], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
