@@ -191,11 +191,16 @@ def _path(game: ExtensiveGame, node: int) -> list[str]:
 DEFAULT_NASH_SECONDS = 60.0
 
 
-def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | None = None) -> Any:
+def equilibrium_for(
+    spec: Any, backend: str | None = None, time_limit: float | None = None, refine: str | None = "quasi-perfect"
+) -> Any:
     """The certified answer ``show`` and ``play`` use, by the route the planner chooses
     (:func:`equilibria.core.plan.choose`, as ``equilibria solve``), with strategies on the
     game's own tree; Lemke's method and MIP Nash (general-sum and n-player games) for
-    :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``."""
+    :data:`DEFAULT_NASH_SECONDS` unless ``time_limit``. A two-player zero-sum game's
+    equilibrium is refined by ``refine`` (the LP of the game's tree, ``--refine``): off
+    the path of play its strategies then give advice a person can follow, where the LP's
+    vertex may play any action that keeps the opponent from deviating."""
     from ..core.deadline import OutOfTime
     from ..core.plan import choose, finished
     from ..core.skeleton import solve
@@ -203,7 +208,10 @@ def equilibrium_for(spec: Any, backend: str | None = None, time_limit: float | N
 
     description = describe(spec)
     options = {"lift": True, "time_limit": time_limit} | ({"backend": backend} if backend else {})
-    route, options, reasons = choose(description, options)
+    route, chosen, reasons = choose(description, options)
+    if route in ("lp", "shrink") and refine is not None:
+        route, chosen, reasons = choose(description, options | {"refine": refine, "lift": False})
+    options = chosen
     if route not in ("nash", "lcp"):
         answer = solve(description, route, **options)
         answer.plan = finished(reasons, answer) + list(answer.plan)

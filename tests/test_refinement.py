@@ -160,3 +160,24 @@ def test_bad_refinements_are_refused_in_one_line(args, message):
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_show_advises_the_quasi_perfect_action_by_default(tmp_path):
+    path = tmp_path / "dominated.efg"
+    path.write_text(PLAYER_1_DEPTH_2)
+
+    def shown(*flags):
+        done = subprocess.run(
+            [sys.executable, "-m", "equilibria", "show", str(path), "--json", "--quiet", *flags],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        import json
+
+        rows = json.loads(done.stdout)["strategies"]
+        return {r["action"]: r["probability"] for r in rows if r["label"] == "after in, l"}
+
+    assert shown() == {"bad": pytest.approx(0.0), "good": pytest.approx(1.0)}
+    assert shown("--refine", "vertex")["bad"] > 0  # the LP's vertex: uniform where never reached

@@ -10,18 +10,29 @@ from .common import GAME_HELP, fixed, number_type, text_type, usage_error
 
 
 def print_equilibrium(answer: Any) -> None:
-    """One line for the equilibrium shown or played against, with its certificate."""
+    """One line for the equilibrium shown or played against, with its certificate and the
+    refinement it satisfies."""
     if answer.zero_sum and answer.value is not None and answer.sequence_form.num_players == 2:
         what = f"value (player 1) {fixed(answer.value, 9)}"
     else:
         what = "payoffs " + ", ".join(f"{fixed(v, 9)}" for v in answer.payoffs or [])
+    refined = "; quasi-perfect" if any(line.startswith("quasi-perfect") for line in answer.plan or []) else ""
     print(
-        f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses); "
+        f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses){refined}; "
         f"{answer.route} route, {answer.status} ({answer.backend})"
     )
 
 
 SHOW_TIME_LIMIT_HELP = "seconds for the solver (general-sum and 3+ player games: default 60)"
+REFINE_HELP = (
+    "two-player zero-sum games: quasi-perfect (default; sound advice off the path of play, from the LP of the "
+    "game's tree) or vertex (the LP's own optimal vertex, by the route solve chooses)"
+)
+
+
+def _refinement(args: argparse.Namespace) -> str | None:
+    """The refinement ``--refine`` asks for (None: the LP's vertex)."""
+    return None if args.refine == "vertex" else args.refine
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -44,7 +55,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             raise usage_error(f"--infoset is not a regular expression Python reads: {exc}") from None
     if args.plot:
         check_plot_target(args.plot)  # before the solve
-    answer = equilibrium_for(args.game, args.backend, args.time_limit)
+    answer = equilibrium_for(args.game, args.backend, args.time_limit, _refinement(args))
     game = answer.sequence_form.game
     pres = present(game, answer.behaviors)
     table = strategy_report(pres, args.infoset)
@@ -94,7 +105,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from ...presentation import present
     from ..play import equilibrium_for, parse_seat, play
 
-    answer = equilibrium_for(args.game, args.backend, args.time_limit)
+    answer = equilibrium_for(args.game, args.backend, args.time_limit, _refinement(args))
     game = answer.sequence_form.game
     seat = parse_seat(game, args.seat)
     print_equilibrium(answer)
@@ -117,6 +128,7 @@ def add_show(sub: Any) -> None:
     )
     p.add_argument("--backend", type=text_type, default=None, help="solver (default highs; scip for 3+ players)")
     p.add_argument("--time-limit", type=number_type("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
+    p.add_argument("--refine", choices=("quasi-perfect", "vertex"), default="quasi-perfect", help=REFINE_HELP)
     p.add_argument("--json", action="store_true", help="the tables as JSON")
     p.set_defaults(func=cmd_show)
 
@@ -130,4 +142,5 @@ def add_play(sub: Any) -> None:
     p.add_argument("--hands", type=number_type("count"), default=5, help="hands to play (default 5)")
     p.add_argument("--backend", type=text_type, default=None, help="solver (default highs; scip for 3+ players)")
     p.add_argument("--time-limit", type=number_type("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
+    p.add_argument("--refine", choices=("quasi-perfect", "vertex"), default="quasi-perfect", help=REFINE_HELP)
     p.set_defaults(func=cmd_play, interactive=True)
