@@ -274,6 +274,8 @@ def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
         assert r["pi_worst_vertex_found"] - 1e-9 <= r["pi_lp_equilibrium"] <= r["pi_best_equilibrium"] + 1e-9
         assert r["pi_best_equilibrium"] == pytest.approx(r["pi_best_lp_objective"], abs=1e-7)
         assert r["pi_best_equilibrium"] <= r["v_full"] + 1e-9
+        # the quasi-perfect equilibrium is one of the abstraction's: the best bounds it
+        assert r["pi_quasi_perfect"] <= r["pi_best_equilibrium"] + 1e-9
     assert (tmp_path / "figure2.csv").is_file()
 
 
