@@ -181,3 +181,26 @@ def test_show_advises_the_quasi_perfect_action_by_default(tmp_path):
 
     assert shown() == {"bad": pytest.approx(0.0), "good": pytest.approx(1.0)}
     assert shown("--refine", "vertex")["bad"] > 0  # the LP's vertex: uniform where never reached
+
+
+@pytest.mark.parametrize("name", ["kuhn", *GAMES])
+def test_the_perturbed_equilibria_converge_to_the_exact_limit(name):
+    # two computations: the perturbed LP solved at a number, and its limit taken exactly
+    game = parse_efg(GAMES[name][0]) if name in GAMES else equilibria.load(name)
+    sf = SequenceForm(game)
+    limit = quasi_perfect(sf).behaviors
+    for eps in (1e-3, 1e-5):
+        answer = equilibria.solve(game, "lp", refine="quasi-perfect", perturbation=eps)
+        gap = max(np.abs(a - b).max() for a, b in zip(answer.behaviors, limit))
+        assert gap <= 2 * eps
+        assert answer.exploitability <= 10 * eps
+
+
+def test_a_perturbation_needs_the_refinement():
+    done = subprocess.run(
+        [sys.executable, "-m", "equilibria", "solve", "kuhn", "--perturbation", "0.01"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and "--perturbation" in done.stderr and done.stdout == ""

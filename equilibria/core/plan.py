@@ -53,7 +53,7 @@ from ..models.checks import OptionError
 from ..solvers import AUTO
 
 #: Options only the direct LP takes: naming one chooses it.
-DIRECT_ONLY = ("both_lps", "select", "against", "refine")
+DIRECT_ONLY = ("both_lps", "select", "against", "refine", "perturbation")
 #: Options only GameShrink's route takes: dropped when the tree's LP is chosen.
 SHRINK_ONLY = ("lift",)
 
@@ -101,6 +101,7 @@ LP_ONLY = {
     "device": "--device",
     "select": "--select",
     "refine": "--refine",
+    "perturbation": "--perturbation",
     "against": "--against",
     "both_lps": "--both-lps",
     "eliminate_dominated": "--eliminate-dominated",

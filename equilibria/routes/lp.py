@@ -618,7 +618,7 @@ class SequenceFormLP(Steps):
         sf, constant = problem
         times: dict[str, float] = {}
         left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        own = ("backend", "time_limit", "select", "against", "refine")
+        own = ("backend", "time_limit", "select", "against", "refine", "perturbation")
         rest = {k: v for k, v in vars(options).items() if k not in own}
         run = solve_sequence_form(sf, options.backend, time_limit=left, times=times, **rest)
         if options.select is not None:
@@ -639,8 +639,9 @@ class SequenceFormLP(Steps):
         if options.refine is not None:
             t0 = time.perf_counter()
             left = None if deadline is None else max(deadline - t0, 1e-3)
-            with stage("the quasi-perfect equilibrium: the perturbed LP's limit"):
-                run = refined_run(sf, run, time_limit=left)
+            what = "limit" if options.perturbation is None else f"equilibrium at eps {options.perturbation:g}"
+            with stage(f"the quasi-perfect equilibrium: the perturbed LP's {what}"):
+                run = refined_run(sf, run, time_limit=left, perturbation=options.perturbation)
             times["refine"] = time.perf_counter() - t0
         return Outcome(
             status=run.status,

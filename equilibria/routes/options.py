@@ -79,6 +79,14 @@ class LPOptions(RouteOptions):
             "for sequential best responses at every information set, reached or not"
         },
     )
+    perturbation: float | None = field(
+        default=None,
+        metadata={
+            "help": "with --refine: the equilibrium of the perturbed game at this eps (trembles of eps to a "
+            "sequence's length), not the limit; a sweep axis",
+            "range": "positive",
+        },
+    )
     select: Selection | None = field(
         default=None,
         metadata={
@@ -118,6 +126,10 @@ class LPOptions(RouteOptions):
                 "--select" if self.select else "--eliminate-dominated" if self.eliminate_dominated else "--algorithm"
             )
             raise OptionError(f"--refine is a form of the LP's answer: it does not combine with {other}")
+        if self.perturbation is not None and (self.refine is None or self.perturbation >= 1):
+            raise OptionError(
+                "--perturbation is the eps of --refine quasi-perfect's perturbed LP: give --refine, and an eps below 1"
+            )
         if self.against is not None and self.select is None:
             raise OptionError("--against names what --select best|worst plays against: give --select too")
         if self.select is not None and (self.algorithm != "lp" or self.eliminate_dominated):

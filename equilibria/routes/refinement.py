@@ -29,11 +29,12 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from ..formulations.linear_program import LinearProgram
-from ..formulations.sequence_form_lp import sequence_form_lp
+from ..formulations.sequence_form_lp import realization_plan, sequence_form_lp
 from ..models.best_response import certify
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
-from ..solvers import Status
+from ..models.strategy import behavior_from_realization
+from ..solvers import Status, solve
 from ..solvers.highs import simplex_basis
 from .run import LPRun
 
@@ -406,10 +407,40 @@ def sequential_violations(sf: SequenceForm, p: int, behavior: np.ndarray, oppone
     return labels
 
 
-def refined_run(sf: SequenceForm, run: LPRun, time_limit: float | None = None) -> LPRun:
+def perturbed_equilibrium(
+    sf: SequenceForm, eps: float, backend: str = "highs", time_limit: float | None = None
+) -> list[np.ndarray]:
+    """Both players' strategies in the equilibrium of the perturbed game at one ``eps``
+    (each player's perturbed LP solved by ``backend``): completely mixed, an
+    approximation of the quasi-perfect equilibrium whose exploitability in the game grows
+    with ``eps``."""
+    behaviors = []
+    for p in (0, 1):
+        perturbed = perturbed_lp(sf, p)
+        lp = perturbed.at(eps)
+        solution = solve(lp, backend, time_limit=time_limit)
+        if solution.status != Status.OPTIMAL or solution.x is None:
+            raise SolveFailed(f"player {p + 1}'s perturbed LP at eps {eps:g} ended {solution.status}")
+        behaviors.append(behavior_from_realization(sf.players[p], realization_plan(lp, solution.x)))
+    return behaviors
+
+
+def refined_run(
+    sf: SequenceForm, run: LPRun, time_limit: float | None = None, perturbation: float | None = None
+) -> LPRun:
     """``run`` (the LP's answer) with both strategies replaced by the quasi-perfect
     equilibrium's, certified again, the plan saying how it was found and checked.
-    SolveFailed when the sequential check fails (the answer would not be what it says)."""
+    SolveFailed when the sequential check fails (the answer would not be what it says).
+    With ``perturbation``, the perturbed game's equilibrium at that eps instead (on the
+    run's backend), which is no equilibrium of the game: its certificate says how far."""
+    if perturbation is not None:
+        backend = run.backend or "highs"
+        behaviors = perturbed_equilibrium(sf, perturbation, backend, time_limit=time_limit)
+        line = (
+            f"quasi-perfect perturbation at eps {perturbation:g} (Miltersen and Sorensen's perturbed LP on "
+            f"{backend}): the perturbed game's equilibrium, not the limit"
+        )
+        return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, line])
     found = quasi_perfect(sf, time_limit=time_limit)
     for p, bad in enumerate(found.violations):
         if bad:
@@ -434,6 +465,7 @@ __all__ = [
     "QuasiPerfect",
     "StableBasis",
     "limit_behavior",
+    "perturbed_equilibrium",
     "perturbed_lp",
     "quasi_perfect",
     "sequential_violations",
