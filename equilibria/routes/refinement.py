@@ -44,13 +44,13 @@ LOWER, BASIC, UPPER, ZERO = 0, 1, 2, 3
 #: The perturbation tried first makes the smallest bound ``FIRST_BOUND``; each failed
 #: basis divides ``eps`` by ``SHRINK``, at most ``ATTEMPTS`` times.
 FIRST_BOUND = 1e-8
-SHRINK = 8.0
+SHRINK = 4.0
 ATTEMPTS = 6
 
 #: A polynomial coefficient counts as zero below this (relative to the LP's scale).
 ZERO_COEFFICIENT = 1e-9
 #: Pivots of the lexicographic simplex from the simplex's basis at one eps.
-MAX_PIVOTS = 300
+MAX_PIVOTS = 2000
 #: Pivot elements smaller than this, relative to the largest, are not pivoted on.
 PIVOT_TOLERANCE = 1e-9
 
@@ -295,26 +295,37 @@ class _LexicographicSimplex:
 
 
 def _lexicographic_optimum(perturbed: PerturbedLP, cols: np.ndarray, rows: np.ndarray) -> StableBasis | None:
-    """From the simplex's basis at one eps, pivots until the basis is primal and dual
-    feasible for every small eps: its columns as polynomials, or None when the basis is
-    neither primal nor dual feasible for small eps (no phase of the simplex applies) or
+    """From the simplex's basis at one eps, a basis primal and dual feasible for every
+    small eps, in two phases: dual pivots with the costs of the columns whose reduced
+    costs have the wrong sign shifted until they are zero (so the basis is dual feasible
+    and stays near optimal) until no basic value is past a bound, then primal pivots with
+    the true costs until no reduced cost has the wrong sign, each ratio test
+    lexicographic. Its columns as polynomials, or None when the basis turns singular or
     :data:`MAX_PIVOTS` pass."""
     simplex = _LexicographicSimplex(perturbed, cols, rows)
+    costs = simplex.costs
     for _ in range(MAX_PIVOTS):
         try:
             simplex.solve()
-        except RuntimeError:  # a singular basis: start again from a smaller eps
+        except RuntimeError:  # a singular basis: start again from another eps
             return None
         below, above = simplex.infeasible()
+        if (below | above).any():
+            if simplex.costs is costs:  # phase 1: feasibility, the costs shifted
+                wrong = simplex.improvable() != 0
+                simplex.costs = costs.copy()
+                simplex.costs[:, wrong] -= simplex.d[:, wrong]
+                continue
+            simplex.dual_pivot(below, above)
+            continue
+        if simplex.costs is not costs:  # phase 2: the true costs
+            simplex.costs = costs
+            continue
         direction = simplex.improvable()
-        primal, dual = not (below | above).any(), not direction.any()
-        if primal and dual:
+        if not direction.any():
             n = perturbed.lp.num_cols
             return StableBasis(0.0, simplex.pivots, simplex.u[:, :n])
-        if dual:
-            simplex.dual_pivot(below, above)
-        else:
-            simplex.primal_pivot(direction)
+        simplex.primal_pivot(direction)
     return None
 
 
@@ -324,15 +335,17 @@ def stable_basis(perturbed: PerturbedLP, time_limit: float | None = None) -> Sta
     degree = perturbed.lower.shape[0] - 1
     eps = FIRST_BOUND ** (1.0 / max(degree, 1))
     tight = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    tried = []
     for _ in range(ATTEMPTS):
         status, _, cols, rows = simplex_basis(perturbed.at(eps), time_limit=time_limit, options=tight)
-        if status != Status.OPTIMAL:
-            raise SolveFailed(f"the perturbed LP at eps={eps:.3g} ended {status}")
-        found = _lexicographic_optimum(perturbed, cols, rows)
+        found = _lexicographic_optimum(perturbed, cols, rows) if status == Status.OPTIMAL else None
         if found is not None:
             return StableBasis(eps, found.pivots, found.columns)
+        tried.append(f"{eps:.3g}" + ("" if status == Status.OPTIMAL else f" ({status})"))
         eps /= SHRINK
-    raise SolveFailed(f"no basis of the perturbed LP stayed optimal as eps vanished (down to eps={eps * SHRINK:.3g})")
+    raise SolveFailed(
+        f"no basis of the perturbed LP was found optimal for every small eps (from eps {', '.join(tried)})"
+    )
 
 
 def limit_behavior(sf: SequenceForm, p: int, plan: np.ndarray) -> np.ndarray:

@@ -16,11 +16,15 @@ def print_equilibrium(answer: Any) -> None:
         what = f"value (player 1) {fixed(answer.value, 9)}"
     else:
         what = "payoffs " + ", ".join(f"{fixed(v, 9)}" for v in answer.payoffs or [])
-    refined = "; quasi-perfect" if any(line.startswith("quasi-perfect") for line in answer.plan or []) else ""
+    plan = list(answer.plan or [])
+    refined = "; quasi-perfect" if any(line.startswith("quasi-perfect") for line in plan) else ""
     print(
         f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses){refined}; "
         f"{answer.route} route, {answer.status} ({answer.backend})"
     )
+    for line in plan:
+        if line.startswith("not refined"):
+            print(f"                {line}")
 
 
 SHOW_TIME_LIMIT_HELP = "seconds for the solver (general-sum and 3+ player games: default 60)"
