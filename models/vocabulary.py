@@ -15,7 +15,7 @@ Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
 #: auto (CUDA for large payoff matrices when torch sees one, numpy otherwise).
 Device = Literal["numpy", "cpu", "cuda", "auto"]
 #: Refinements of a zero-sum game's equilibrium the LP route computes exactly.
-Refinement = Literal["quasi-perfect"]
+Refinement = Literal["quasi-perfect", "ef-perfect"]
 #: Which of a zero-sum game's equilibria the LP route answers with, for a stated objective.
 Selection = Literal["best", "worst"]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not

@@ -204,3 +204,48 @@ def test_a_perturbation_needs_the_refinement():
         timeout=300,
     )
     assert done.returncode == 2 and "--perturbation" in done.stderr and done.stdout == ""
+
+
+# player 1 takes L (1) or R; after R it chooses a (1) or b (0). Against its own trembles
+# R earns 1 - eps: an extensive-form perfect equilibrium takes L, a quasi-perfect one, which
+# ignores the player's own future trembles, may take either
+OWN_TREMBLES = """EFG 2 R "own trembles" { "P1" "P2" }
+""
+p "" 1 1 "root" { "R" "L" } 0
+p "" 1 2 "after R" { "a" "b" } 0
+t "" 1 "a" { 1, -1 }
+t "" 2 "b" { 0, 0 }
+p "" 2 1 "after L" { "x" "y" } 0
+t "" 3 "x" { 1, -1 }
+t "" 4 "y" { 1, -1 }
+"""
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_ef_perfect_trembles_onto_a_dominated_action_no_more_than_it_must(name):
+    text, sets = GAMES[name]
+    eps = 1e-2
+    answer = equilibria.solve(parse_efg(text), "lp", refine="ef-perfect", perturbation=eps)
+    for player, infoset in sets:
+        assert _probability(answer, player, infoset, "bad") == pytest.approx(eps, abs=1e-6)
+    assert answer.exploitability <= 10 * eps
+
+
+def test_ef_perfect_weighs_the_players_own_trembles_where_quasi_perfect_does_not():
+    eps = 1e-2
+    game = parse_efg(OWN_TREMBLES)
+    ef = equilibria.solve(game, "lp", refine="ef-perfect", perturbation=eps)
+    # R earns 1 - eps against its own tremble to b, L earns 1: L gets all but the tremble
+    assert _probability(ef, 0, "root", "L") == pytest.approx(1 - eps, abs=1e-6)
+    assert _probability(ef, 0, "after R", "a") == pytest.approx(1 - eps, abs=1e-6)
+    qp = equilibria.solve(game, "lp", refine="quasi-perfect")
+    assert _probability(qp, 0, "after R", "a") == pytest.approx(1.0)
+    assert qp.exploitability <= 1e-12
+
+
+def test_ef_perfect_on_kuhn_approaches_the_value():
+    for eps in (1e-2, 1e-4):
+        answer = equilibria.solve("kuhn", "lp", refine="ef-perfect", perturbation=eps)
+        # the perturbed equilibria close on Kuhn's value, -1/18, as eps vanishes
+        assert answer.exploitability <= 0.5 * eps
+        assert abs(float(answer.certificate.payoffs[0]) + 1 / 18) <= 0.5 * eps

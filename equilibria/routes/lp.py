@@ -640,8 +640,10 @@ class SequenceFormLP(Steps):
             t0 = time.perf_counter()
             left = None if deadline is None else max(deadline - t0, 1e-3)
             what = "limit" if options.perturbation is None else f"equilibrium at eps {options.perturbation:g}"
-            with stage(f"the quasi-perfect equilibrium: the perturbed LP's {what}"):
-                run = refined_run(sf, run, time_limit=left, perturbation=options.perturbation)
+            with stage(f"the {options.refine} equilibrium: the perturbed LP's {what}"):
+                run = refined_run(
+                    sf, run, time_limit=left, perturbation=options.perturbation, refinement=options.refine
+                )
             times["refine"] = time.perf_counter() - t0
         return Outcome(
             status=run.status,

@@ -76,7 +76,8 @@ class LPOptions(RouteOptions):
         default=None,
         metadata={
             "help": "quasi-perfect: the limit of Miltersen and Sorensen's perturbed LP, taken exactly, checked "
-            "for sequential best responses at every information set, reached or not"
+            "for sequential best responses at every information set, reached or not; ef-perfect: Farina and "
+            "Gatti's extensive-form perturbation, at --perturbation EPS"
         },
     )
     perturbation: float | None = field(
@@ -127,8 +128,11 @@ class LPOptions(RouteOptions):
             )
             raise OptionError(f"--refine is a form of the LP's answer: it does not combine with {other}")
         if self.perturbation is not None and (self.refine is None or self.perturbation >= 1):
+            raise OptionError("--perturbation is the eps of --refine's perturbed LP: give --refine, and an eps below 1")
+        if self.refine == "ef-perfect" and self.perturbation is None:
             raise OptionError(
-                "--perturbation is the eps of --refine quasi-perfect's perturbed LP: give --refine, and an eps below 1"
+                "--refine ef-perfect is solved at a stated --perturbation EPS: its perturbation puts eps into the "
+                "LP's matrix, and its exact limit is not computed"
             )
         if self.against is not None and self.select is None:
             raise OptionError("--against names what --select best|worst plays against: give --select too")

@@ -438,14 +438,47 @@ def perturbed_equilibrium(
     return behaviors
 
 
+def ef_perfect_equilibrium(
+    sf: SequenceForm, eps: float, backend: str = "highs", time_limit: float | None = None
+) -> list[np.ndarray]:
+    """Both players' strategies in the equilibrium of the game perturbed in the extensive
+    form at ``eps`` (:func:`~equilibria.formulations.extensive_form_perturbation.
+    extensive_form_perturbed_lp`), each player's LP solved by ``backend``."""
+    from ..formulations.extensive_form_perturbation import extensive_form_perturbed_lp
+
+    behaviors = []
+    for p in (0, 1):
+        lp = extensive_form_perturbed_lp(sf, p, eps)
+        solution = solve(lp, backend, time_limit=time_limit)
+        if solution.status != Status.OPTIMAL or solution.x is None:
+            raise SolveFailed(f"player {p + 1}'s extensive-form perturbed LP at eps {eps:g} ended {solution.status}")
+        behaviors.append(behavior_from_realization(sf.players[p], realization_plan(lp, solution.x)))
+    return behaviors
+
+
 def refined_run(
-    sf: SequenceForm, run: LPRun, time_limit: float | None = None, perturbation: float | None = None
+    sf: SequenceForm,
+    run: LPRun,
+    time_limit: float | None = None,
+    perturbation: float | None = None,
+    refinement: str = "quasi-perfect",
 ) -> LPRun:
     """``run`` (the LP's answer) with both strategies replaced by the quasi-perfect
     equilibrium's, certified again, the plan saying how it was found and checked.
     SolveFailed when the sequential check fails (the answer would not be what it says).
     With ``perturbation``, the perturbed game's equilibrium at that eps instead (on the
-    run's backend), which is no equilibrium of the game: its certificate says how far."""
+    run's backend), which is no equilibrium of the game: its certificate says how far.
+    ``refinement`` ``ef-perfect``: Farina and Gatti's perturbation, at ``perturbation``."""
+    if refinement == "ef-perfect":
+        if perturbation is None:
+            raise ValueError("ef-perfect is solved at a stated perturbation")
+        backend = run.backend or "highs"
+        behaviors = ef_perfect_equilibrium(sf, perturbation, backend, time_limit=time_limit)
+        line = (
+            f"ef-perfect perturbation at eps {perturbation:g} (Farina and Gatti's extensive-form perturbation on "
+            f"{backend}): every action at least eps at its information set; the perturbed game's equilibrium"
+        )
+        return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, line])
     if perturbation is not None:
         backend = run.backend or "highs"
         behaviors = perturbed_equilibrium(sf, perturbation, backend, time_limit=time_limit)
@@ -477,6 +510,7 @@ __all__ = [
     "refined_run",
     "QuasiPerfect",
     "StableBasis",
+    "ef_perfect_equilibrium",
     "limit_behavior",
     "perturbed_equilibrium",
     "perturbed_lp",
