@@ -421,39 +421,38 @@ def sequential_violations(sf: SequenceForm, p: int, behavior: np.ndarray, oppone
 
 
 def perturbed_equilibrium(
-    sf: SequenceForm, eps: float, backend: str = "highs", time_limit: float | None = None
+    sf: SequenceForm,
+    eps: float,
+    refinement: str = "quasi-perfect",
+    backend: str = "highs",
+    time_limit: float | None = None,
 ) -> list[np.ndarray]:
-    """Both players' strategies in the equilibrium of the perturbed game at one ``eps``
-    (each player's perturbed LP solved by ``backend``): completely mixed, an
-    approximation of the quasi-perfect equilibrium whose exploitability in the game grows
-    with ``eps``."""
-    behaviors = []
-    for p in (0, 1):
-        perturbed = perturbed_lp(sf, p)
-        lp = perturbed.at(eps)
-        solution = solve(lp, backend, time_limit=time_limit)
-        if solution.status != Status.OPTIMAL or solution.x is None:
-            raise SolveFailed(f"player {p + 1}'s perturbed LP at eps {eps:g} ended {solution.status}")
-        behaviors.append(behavior_from_realization(sf.players[p], realization_plan(lp, solution.x)))
-    return behaviors
-
-
-def ef_perfect_equilibrium(
-    sf: SequenceForm, eps: float, backend: str = "highs", time_limit: float | None = None
-) -> list[np.ndarray]:
-    """Both players' strategies in the equilibrium of the game perturbed in the extensive
-    form at ``eps`` (:func:`~equilibria.formulations.extensive_form_perturbation.
-    extensive_form_perturbed_lp`), each player's LP solved by ``backend``."""
+    """Both players' strategies in the equilibrium of the game perturbed at one ``eps``,
+    each player's LP solved by ``backend``: Miltersen and Sørensen's perturbation
+    (``quasi-perfect``, :func:`perturbed_lp`) or Farina and Gatti's (``ef-perfect``,
+    :func:`~equilibria.formulations.extensive_form_perturbation.extensive_form_perturbed_lp`).
+    Completely mixed, no equilibrium of the game: its exploitability grows with ``eps``."""
     from ..formulations.extensive_form_perturbation import extensive_form_perturbed_lp
 
     behaviors = []
     for p in (0, 1):
-        lp = extensive_form_perturbed_lp(sf, p, eps)
+        if refinement == "ef-perfect":
+            lp = extensive_form_perturbed_lp(sf, p, eps)
+        else:
+            lp = perturbed_lp(sf, p).at(eps)
         solution = solve(lp, backend, time_limit=time_limit)
         if solution.status != Status.OPTIMAL or solution.x is None:
-            raise SolveFailed(f"player {p + 1}'s extensive-form perturbed LP at eps {eps:g} ended {solution.status}")
+            raise SolveFailed(f"player {p + 1}'s {refinement} perturbed LP at eps {eps:g} ended {solution.status}")
         behaviors.append(behavior_from_realization(sf.players[p], realization_plan(lp, solution.x)))
     return behaviors
+
+
+#: What a perturbed answer's plan says of each perturbation.
+PERTURBATIONS = {
+    "quasi-perfect": "Miltersen and Sorensen's perturbed LP: the perturbed game's equilibrium, not the limit",
+    "ef-perfect": "Farina and Gatti's extensive-form perturbation, every action at least eps at its information "
+    "set: the perturbed game's equilibrium",
+}
 
 
 def refined_run(
@@ -467,26 +466,15 @@ def refined_run(
     equilibrium's, certified again, the plan saying how it was found and checked.
     SolveFailed when the sequential check fails (the answer would not be what it says).
     With ``perturbation``, the perturbed game's equilibrium at that eps instead (on the
-    run's backend), which is no equilibrium of the game: its certificate says how far.
-    ``refinement`` ``ef-perfect``: Farina and Gatti's perturbation, at ``perturbation``."""
-    if refinement == "ef-perfect":
-        if perturbation is None:
-            raise ValueError("ef-perfect is solved at a stated perturbation")
-        backend = run.backend or "highs"
-        behaviors = ef_perfect_equilibrium(sf, perturbation, backend, time_limit=time_limit)
-        line = (
-            f"ef-perfect perturbation at eps {perturbation:g} (Farina and Gatti's extensive-form perturbation on "
-            f"{backend}): every action at least eps at its information set; the perturbed game's equilibrium"
-        )
-        return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, line])
+    run's backend), which is no equilibrium of the game: its certificate says how far;
+    ``refinement`` ``ef-perfect`` is only solved so."""
     if perturbation is not None:
         backend = run.backend or "highs"
-        behaviors = perturbed_equilibrium(sf, perturbation, backend, time_limit=time_limit)
-        line = (
-            f"quasi-perfect perturbation at eps {perturbation:g} (Miltersen and Sorensen's perturbed LP on "
-            f"{backend}): the perturbed game's equilibrium, not the limit"
-        )
+        behaviors = perturbed_equilibrium(sf, perturbation, refinement, backend, time_limit=time_limit)
+        line = f"{refinement} perturbation at eps {perturbation:g} on {backend} ({PERTURBATIONS[refinement]})"
         return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, line])
+    if refinement != "quasi-perfect":
+        raise ValueError(f"{refinement} is solved at a stated perturbation")
     found = quasi_perfect(sf, time_limit=time_limit)
     for p, bad in enumerate(found.violations):
         if bad:
@@ -510,7 +498,6 @@ __all__ = [
     "refined_run",
     "QuasiPerfect",
     "StableBasis",
-    "ef_perfect_equilibrium",
     "limit_behavior",
     "perturbed_equilibrium",
     "perturbed_lp",
