@@ -76,23 +76,20 @@ def solve_sequence_form(
     optimal whose strategies the exact certificate rejects (exploitability above
     :func:`optimality_tolerance`) even after player 2's own LP was solved.
 
-    ``algorithm`` other than ``"lp"`` solves the saddle point ``max_x min_y x'Ay`` by a
-    first-order method instead (:data:`~equilibria.solvers.first_order.ALGORITHMS`:
-    ``cfr+``, ``dcfr``, ``mirror-prox``), no LP built: see :func:`solve_first_order`
-    (``device`` says where its arrays live: numpy, torch's ``cpu`` or ``cuda``, or ``auto``).
+    ``algorithm`` ``double-oracle`` grows restricted LPs; a first-order method
+    (:func:`solve_first_order`, its arrays on ``device``) builds no LP.
 
-    ``eliminate_dominated`` first removes dominated actions
-    (:func:`~equilibria.models.dominance.eliminate_dominated`), solves the reduced game,
-    lifts its strategies back (removed actions never played) and certifies them on ``sf``;
-    ``LPRun.dominance`` gives the LP's rows and columns before and after. A given ``lp``
-    is then not used.
+    ``eliminate_dominated`` removes dominated actions first, solves the reduced game and
+    certifies its strategies, lifted back, on ``sf`` (``LPRun.dominance``: the LP's size
+    before and after; a given ``lp`` is then not used).
     """
     _check_options(backend, method, time_limit, target_exploitability)
+    times = times if times is not None else {}
     if eliminate_dominated:
         return _solve_without_dominated(
             sf,
             backend,
-            times if times is not None else {},
+            times,
             method=method,
             time_limit=time_limit,
             target_exploitability=target_exploitability,
@@ -111,7 +108,7 @@ def solve_sequence_form(
             target_exploitability=target_exploitability,
             iterations=iterations,
             verbose=verbose,
-            times=times if times is not None else {},
+            times=times,
         )
     if algorithm != "lp":
         return solve_first_order(
@@ -130,7 +127,6 @@ def solve_sequence_form(
     chosen = backend == AUTO
     if not chosen:
         get_backend(backend)  # an unknown backend is bad input: say so before any work starts
-    times = times if times is not None else {}
     if chosen and lp is None and method is None and not both_lps and lp_out_of_reach(sf):
         return _first_order_instead(sf, time_limit, target_exploitability, times, device)
     if lp is None:
