@@ -377,8 +377,7 @@ def simplex_basis(
     x = np.asarray(solution.col_value) if solution.value_valid else None
     if not basis.valid:
         return status, x, np.empty(0, dtype=np.int8), np.empty(0, dtype=np.int8)
-    codes = lambda statuses: np.array([int(s) for s in statuses], dtype=np.int8)  # noqa: E731
-    return status, x, codes(basis.col_status), codes(basis.row_status)
+    return status, x, np.asarray(basis.col_status, dtype=np.int8), np.asarray(basis.row_status, dtype=np.int8)
 
 
 @register
