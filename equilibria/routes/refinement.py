@@ -408,16 +408,20 @@ def sequential_violations(sf: SequenceForm, p: int, behavior: np.ndarray, oppone
     tp = sf.players[p].treeplex
     values = np.array([tp.expected_values(behavior, payoff @ y)[0] for y in opponent_plan])
     tolerance = ZERO_COEFFICIENT * max(1.0, float(np.abs(values).max()))
-    played = behavior > 1e-9
-    bad = []
-    for k in range(tp.num_infosets):
-        actions = np.arange(tp.first_sequence[k], tp.first_sequence[k] + tp.num_actions[k])
-        best = _lex_argmin(-values, actions, tolerance)
-        gap = values[:, actions[played[actions]]] - values[:, [best]]
-        if (_lex_sign(gap, tolerance) < 0).any():
-            bad.append(k)
-    labels = [sf.game.infoset_label(int(g)) for g in sf.players[p].infoset_global[bad]]
-    return labels
+    if tp.num_infosets == 0:
+        return []
+    # power by power, the actions still tied with their information set's best: one that
+    # falls below the best at the first power where they differ is lexicographically worse
+    played = behavior[1:] > 1e-9
+    tied = np.ones(tp.num_sequences - 1, dtype=bool)
+    worse = np.zeros_like(tied)
+    for row in values[:, 1:]:
+        best = np.maximum.reduceat(np.where(tied, row, -np.inf), tp.first_sequence - 1)[tp.sequence_infoset]
+        below = tied & (row < best - tolerance)
+        worse |= below
+        tied &= ~below
+    bad = np.unique(tp.sequence_infoset[worse & played])
+    return [sf.game.infoset_label(int(g)) for g in sf.players[p].infoset_global[bad]]
 
 
 def perturbed_equilibrium(
