@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,13 +31,19 @@ from .vocabulary import DEVICES
 #: about 7 ns a nonzero, so they meet near 300,000.
 AUTO_CUDA_NONZEROS = 300_000
 
+#: On CUDA a first-order iteration is recorded once as a CUDA graph and then replayed:
+#: its few hundred small kernels (a handful per treeplex level) launched by one call.
+CUDA_GRAPHS = True
+#: Eager calls of a replayed step before it is recorded (lazy initialisation done).
+GRAPH_WARMUP = 2
+
 #: Matrices with at least this many nonzeros are multiplied by row blocks on several
 #: threads (scipy's sparse products release the GIL); below it a thread costs more than
 #: it saves.
 PARALLEL_NONZEROS = 1 << 21
 
 
-def _usable_cores() -> int:
+def usable_cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -74,10 +81,45 @@ class RowBlocks:
 def products(matrix: sp.csr_matrix, threads: int | None = None) -> sp.csr_matrix | RowBlocks:
     """What a solver multiplies by: ``matrix`` itself, or :class:`RowBlocks` of it when it
     is large enough to share among the usable cores (``threads``: how many; default all)."""
-    threads = _usable_cores() if threads is None else threads
+    threads = usable_cores() if threads is None else threads
     if threads < 2 or matrix.nnz < PARALLEL_NONZEROS or matrix.shape[0] < threads:
         return matrix
     return RowBlocks(matrix, threads)
+
+
+@dataclass(frozen=True)
+class PayoffEntries:
+    """A payoff matrix of ``shape`` as its entries ``values[k]`` at ``(rows[k],
+    columns[k])``: one per terminal of a sequence form, several at one pair of sequences
+    (summed) and zeros among them (dropped) when converted."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    values: np.ndarray
+    shape: tuple[int, int]
+
+    def csr(self) -> sp.csr_matrix:
+        """The matrix, duplicates summed and zeros dropped."""
+        # the conversion sums entries at the same pair of sequences; zeros (ties at a
+        # showdown, entries that cancel) go after it, in one pass, rather than by masking
+        # the entries before it (on Rhode Island that copy cost more than the conversion)
+        out = sp.coo_matrix((self.values, (self.rows, self.columns)), shape=self.shape).tocsr()
+        out.sum_duplicates()
+        out.eliminate_zeros()
+        return out
+
+
+@dataclass(frozen=True)
+class PayoffProducts:
+    """What a first-order solver multiplies by: ``times @ y`` is ``A y`` and
+    ``times_transposed @ x`` is ``A' x``, on the solver's kind of array; ``A``'s shape,
+    nonzeros and largest absolute entry."""
+
+    times: Any
+    times_transposed: Any
+    shape: tuple[int, int]
+    nonzeros: int
+    largest: float
 
 
 class ArrayOps:
@@ -99,6 +141,13 @@ class ArrayOps:
     def matrix(self, matrix: sp.csr_matrix) -> Any:
         """What multiplies a vector by ``matrix`` with ``@`` on this kind of array."""
         raise NotImplementedError
+
+    def payoff_products(self, payoff: sp.spmatrix | PayoffEntries) -> PayoffProducts:
+        """The products by a payoff matrix and its transpose, given as a matrix or as its
+        entries: both converted on the host, then placed by :meth:`matrix`."""
+        a = sp.csr_matrix(payoff.csr() if isinstance(payoff, PayoffEntries) else payoff, dtype=np.float64)
+        largest = float(np.abs(a.data).max(initial=0.0))
+        return PayoffProducts(self.matrix(a), self.matrix(a.T.tocsr()), a.shape, int(a.nnz), largest)
 
     def zeros(self, n: int) -> Any:
         raise NotImplementedError
@@ -134,6 +183,16 @@ class ArrayOps:
     def divide(self, numerator: Any, denominator: Any, out: Any, where: Any) -> None:
         """``out[where] = numerator[where] / denominator[where]``, the rest of ``out`` kept."""
         raise NotImplementedError
+
+    def replayable(self, step: Any) -> Any:
+        """``step`` (a function of no arguments that updates arrays of this kind in place,
+        of shapes that never change) as something cheaper to call over and over, or None
+        where there is nothing cheaper: on CUDA, recorded once as a CUDA graph."""
+        return None
+
+    def synchronize(self) -> None:
+        """Wait until the device has done the work queued so far (a clock read after it
+        times the work, not its queueing)."""
 
     def dot(self, a: Any, b: Any) -> float:
         """``a'b`` as a Python float."""
@@ -232,6 +291,21 @@ class TorchOps(ArrayOps):
                 check_invariants=False,
             )
 
+    def payoff_products(self, payoff: sp.spmatrix | PayoffEntries) -> PayoffProducts:
+        # on the CPU the host's conversion, so that the products follow numpy's digits;
+        # elsewhere the entries go over as they are and the device sorts them (on Rhode
+        # Island the host's conversion and transpose took 9 s, the device's a second)
+        if self.device == "cpu" or not isinstance(payoff, PayoffEntries):
+            return super().payoff_products(payoff)
+        return _device_products(self, payoff)
+
+    def replayable(self, step: Any) -> Any:
+        return _Replay(self.torch, step) if self.device == "cuda" and CUDA_GRAPHS else None
+
+    def synchronize(self) -> None:
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
     def zeros(self, n: int) -> Any:
         return self.torch.zeros(n, dtype=self.torch.float64, device=self._device)
 
@@ -290,6 +364,79 @@ class _RowOrderProduct:
         return self.ops.zeros(self.shape[0]).index_add_(0, self.rows, self.data * x[self.columns])
 
 
+class _Replay:
+    """A step run eagerly :data:`GRAPH_WARMUP` times (on a side stream, as torch asks
+    before a capture), then recorded as a CUDA graph and replayed. Where recording fails
+    (an operation that cannot be captured) the step runs eagerly from then on."""
+
+    def __init__(self, torch: Any, step: Any):
+        self.torch, self.step = torch, step
+        self.graph: Any = None
+        self.eager_calls = 0
+        self.failed: str | None = None
+
+    def __call__(self) -> None:
+        if self.graph is not None:
+            self.graph.replay()
+            return
+        if self.failed is not None or self.eager_calls < GRAPH_WARMUP:
+            self._eager()
+            return
+        graph = self.torch.cuda.CUDAGraph()
+        try:
+            with self.torch.cuda.graph(graph):
+                self.step()
+        except RuntimeError as exc:  # recorded nothing: the step has not run
+            self.failed = str(exc).splitlines()[0]
+            warnings.warn(f"CUDA graph not recorded, iterating without: {self.failed}", RuntimeWarning, stacklevel=2)
+            self._eager()
+            return
+        self.graph = graph
+        graph.replay()
+
+    def _eager(self) -> None:
+        cuda = self.torch.cuda
+        side = cuda.Stream()
+        side.wait_stream(cuda.current_stream())
+        with cuda.stream(side):
+            self.step()
+        cuda.current_stream().wait_stream(side)
+        self.eager_calls += 1
+
+
+def _device_products(ops: TorchOps, entries: PayoffEntries) -> PayoffProducts:
+    """:meth:`TorchOps.payoff_products` on a GPU: the entries sorted by (row, column) on
+    the device, duplicates summed, zeros dropped, and the transpose sorted from them."""
+    torch, device = ops.torch, ops._device
+    m, n = entries.shape
+    key = torch.as_tensor(entries.rows, device=device).long() * n
+    key += torch.as_tensor(entries.columns, device=device).long()
+    key, order = torch.sort(key, stable=True)
+    values = torch.as_tensor(np.ascontiguousarray(entries.values, dtype=np.float64), device=device)[order]
+    del order
+    key, group = torch.unique_consecutive(key, return_inverse=True)
+    values = torch.zeros(key.shape[0], dtype=torch.float64, device=device).index_add_(0, group, values)
+    del group
+    kept = values != 0
+    key, values = key[kept], values[kept]
+    rows, columns = torch.div(key, n, rounding_mode="floor"), torch.remainder(key, n)
+    del key, kept
+    times = _csr(torch, rows, columns, values, (m, n))
+    columns, order = torch.sort(columns, stable=True)  # rows stay in order within a column
+    times_transposed = _csr(torch, columns, rows[order], values[order], (n, m))
+    largest = float(values.abs().max()) if values.numel() else 0.0
+    return PayoffProducts(times, times_transposed, (m, n), int(values.numel()), largest)
+
+
+def _csr(torch: Any, rows: Any, columns: Any, values: Any, shape: tuple[int, int]) -> Any:
+    """A ``torch.sparse_csr_tensor`` of entries sorted by row (and column within a row)."""
+    pointers = torch.zeros(shape[0] + 1, dtype=torch.int64, device=values.device)
+    pointers[1:] = torch.bincount(rows, minlength=shape[0]).cumsum(0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+        return torch.sparse_csr_tensor(pointers, columns, values, size=shape, check_invariants=False)
+
+
 #: The numpy operations (the default everywhere).
 NUMPY = NumpyOps()
 
@@ -331,10 +478,13 @@ def array_ops(device: str) -> ArrayOps:
 
 __all__ = [
     "AUTO_CUDA_NONZEROS",
+    "CUDA_GRAPHS",
     "DEVICES",
     "NUMPY",
     "ArrayOps",
     "NumpyOps",
+    "PayoffEntries",
+    "PayoffProducts",
     "RowBlocks",
     "TorchOps",
     "array_ops",

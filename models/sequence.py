@@ -20,6 +20,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from .array_ops import PayoffEntries
 from .efg import ExtensiveGame
 from .treeplex import Treeplex
 
@@ -169,26 +170,27 @@ class SequenceForm:
         p1, p2 = self.players
         return {"rows": 1 + p1.num_infosets + p2.num_sequences, "columns": 1 + p2.num_infosets + p1.num_sequences}
 
-    def payoff_matrix(self, p: int) -> sp.csr_matrix:
-        """Player ``p``'s chance-weighted payoff matrix ``A_p[s_1, s_2]`` (two players)."""
+    def payoff_entries(self, p: int) -> PayoffEntries:
+        """Player ``p``'s chance-weighted payoff matrix as its entries, one per terminal,
+        duplicates not yet summed (two players): what :meth:`payoff_matrix` converts, and
+        what a GPU converts itself (:meth:`~.array_ops.ArrayOps.payoff_products`)."""
         if self.num_players != 2:
             raise ValueError("payoff_matrix is defined for two-player games")
         s = self.terminal_sequences
-        vals = self.terminal_chance * self.terminal_payoffs[:, p]
         shape = (self.players[0].num_sequences, self.players[1].num_sequences)
-        # contiguous indices of the narrowest type, so scipy converts nothing more (memory
-        # decides here: a shrunk Rhode Island has 1.2e8 entries)
+        # contiguous indices of the narrowest type, so that nothing converts them again
+        # (memory decides here: a shrunk Rhode Island has 1.2e8 entries)
         index = np.int32 if max(shape) < 2**31 else np.int64
-        rows = np.ascontiguousarray(s[:, 0], dtype=index)
-        cols = np.ascontiguousarray(s[:, 1], dtype=index)
-        # the conversion sums entries at the same pair of sequences; zeros (ties at a
-        # showdown, entries that cancel) go after it, in one pass, rather than by masking
-        # the entries before it (on Rhode Island that copy cost more than the conversion)
-        out = sp.coo_matrix((vals, (rows, cols)), shape=shape).tocsr()
-        del vals, rows, cols
-        out.sum_duplicates()
-        out.eliminate_zeros()
-        return out
+        return PayoffEntries(
+            rows=np.ascontiguousarray(s[:, 0], dtype=index),
+            columns=np.ascontiguousarray(s[:, 1], dtype=index),
+            values=self.terminal_chance * self.terminal_payoffs[:, p],
+            shape=shape,
+        )
+
+    def payoff_matrix(self, p: int) -> sp.csr_matrix:
+        """Player ``p``'s chance-weighted payoff matrix ``A_p[s_1, s_2]`` (two players)."""
+        return self.payoff_entries(p).csr()
 
     def sequence_labels(self, p: int) -> list[str]:
         """Readable names ``infoset:action`` of player ``p``'s sequences (index 0 is 'empty')."""

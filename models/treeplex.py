@@ -181,6 +181,9 @@ class PlacedTreeplex:
         self.first_offsets = put(treeplex.first_sequence - 1)
         self.sequence_infoset = put(treeplex.sequence_infoset)
         self._uniform = ops.vector(treeplex.uniform())
+        # the empty sequence's 1, kept where the arrays are: a Python 1.0 stored into a
+        # GPU array is a copy from the host, which a recorded CUDA graph cannot hold
+        self._one = ops.vector([1.0])
 
     def uniform(self) -> Any:
         """The behaviour strategy playing every action with equal probability."""
@@ -194,7 +197,7 @@ class PlacedTreeplex:
     def realization(self, behavior: Any) -> Any:
         """:meth:`Treeplex.realization`."""
         x = self.ops.vector(behavior)
-        x[0] = 1.0
+        x[:1] = self._one
         for lv in self.levels:
             x[lv.sequences] *= x[lv.parent_entry]
         return x

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..models.array_ops import NUMPY, ArrayOps
+from ..models.array_ops import NUMPY, ArrayOps, PayoffEntries
 from ..models.treeplex import Treeplex
 from ..models.vocabulary import FIRST_ORDER_ALGORITHMS
 
@@ -55,18 +55,22 @@ class SaddlePointSolver:
 
     name = ""
 
-    def __init__(self, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY):
-        self.A = sp.csr_matrix(payoff, dtype=np.float64)
+    def __init__(
+        self, payoff: sp.spmatrix | PayoffEntries, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY
+    ):
         self.treeplexes = treeplexes
         self.iterations = 0
-        if self.A.shape != (treeplexes[0].num_sequences, treeplexes[1].num_sequences):
+        shape = payoff.shape
+        if shape != (treeplexes[0].num_sequences, treeplexes[1].num_sequences):
             raise ValueError(
-                f"payoff matrix of shape {self.A.shape} for treeplexes of "
+                f"payoff matrix of shape {shape} for treeplexes of "
                 f"{treeplexes[0].num_sequences} and {treeplexes[1].num_sequences} sequences"
             )
         self.ops = ops
-        # the products every iteration takes (on all usable cores for large matrices on numpy)
-        self.times, self.times_transposed = ops.matrix(self.A), ops.matrix(self.A.T.tocsr())
+        # the products every iteration takes (on all usable cores for large matrices on
+        # numpy; built on the device from the entries on a GPU)
+        self.payoff = ops.payoff_products(payoff)
+        self.times, self.times_transposed = self.payoff.times, self.payoff.times_transposed
         self.placed = tuple(tp.on(ops) for tp in treeplexes)
 
     def iterate(self, n: int = 1) -> None:
@@ -93,7 +97,7 @@ class RegretMatchingSolver(SaddlePointSolver):
 
     def __init__(
         self,
-        payoff: sp.spmatrix,
+        payoff: sp.spmatrix | PayoffEntries,
         treeplexes: tuple[Treeplex, Treeplex],
         variant: str = "cfr+",
         ops: ArrayOps = NUMPY,
@@ -107,6 +111,10 @@ class RegretMatchingSolver(SaddlePointSolver):
         self.current = [tp.uniform() for tp in self.placed]
         self.plans = [tp.realization(b) for tp, b in zip(self.placed, self.current)]
         self.plan_sums = [ops.zeros(tp.num_sequences) for tp in treeplexes]
+        # on CUDA one iteration is a recorded graph: it updates its arrays in place and
+        # reads the iteration number from the device
+        self._replay = ops.replayable(self._iteration_on_device)
+        self._t: Any = ops.zeros(1) if self._replay is not None else None
 
     def _matched(self, p: int, prediction: Any = None) -> Any:
         """Regret matching on the regrets (plus ``prediction``, per non-empty sequence)."""
@@ -123,9 +131,9 @@ class RegretMatchingSolver(SaddlePointSolver):
         ops.divide(positive, totals, out=b[1:], where=totals > 0)
         return b
 
-    def _update(self, p: int) -> None:
+    def _update(self, p: int, t: Any) -> None:
+        """Player ``p``'s update at iteration ``t`` (a float, or a tensor holding it)."""
         tp, ops = self.placed[p], self.ops
-        t = self.iterations + 1
         values = self.times @ self.plans[1] if p == 0 else -(self.times_transposed @ self.plans[0])
         v, info = tp.expected_values(self.current[p], values)
         r = self.regrets[p]
@@ -134,7 +142,7 @@ class RegretMatchingSolver(SaddlePointSolver):
         prediction = None
         if self.name == "pcfr+":
             ops.positive(r, out=r)
-            self.plan_sums[p] += float(t) ** 2 * self.plans[p]
+            self.plan_sums[p] += t**2 * self.plans[p]
             prediction = instant  # the regrets just seen predict the next ones
         elif self.name == "cfr+":
             ops.positive(r, out=r)
@@ -144,14 +152,28 @@ class RegretMatchingSolver(SaddlePointSolver):
             neg = t**self.beta / (t**self.beta + 1.0)
             r *= ops.where(r > 0, pos, neg)
             self.plan_sums[p] += t**self.gamma * self.plans[p]
-        self.current[p] = self._matched(p, prediction)
-        self.plans[p] = tp.realization(self.current[p])
+        current = self._matched(p, prediction)
+        plan = tp.realization(current)
+        if self._replay is None:
+            self.current[p], self.plans[p] = current, plan
+        else:  # a recorded graph reads and writes the same arrays at every replay
+            self.current[p].copy_(current)
+            self.plans[p].copy_(plan)
+
+    def _iteration_on_device(self) -> None:
+        self._update(0, self._t)
+        self._update(1, self._t)
 
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations (player 1 then player 2 in each)."""
         for _ in range(n):
-            self._update(0)
-            self._update(1)
+            t = self.iterations + 1
+            if self._replay is None:
+                self._update(0, float(t))
+                self._update(1, float(t))
+            else:
+                self._t.fill_(t)
+                self._replay()
             self.iterations += 1
 
     def device_behaviors(self) -> list[Any]:
@@ -174,13 +196,13 @@ class MirrorProxSolver(SaddlePointSolver):
 
     def __init__(
         self,
-        payoff: sp.spmatrix,
+        payoff: sp.spmatrix | PayoffEntries,
         treeplexes: tuple[Treeplex, Treeplex],
         step: float | None = None,
         ops: ArrayOps = NUMPY,
     ):
         super().__init__(payoff, treeplexes, ops)
-        scale = float(np.abs(self.A.data).max(initial=0.0)) or 1.0
+        scale = self.payoff.largest or 1.0
         self.step = step if step is not None else 1.0 / scale
         self.logb = [ops.log(tp.uniform()) for tp in self.placed]
         self.avg = [ops.zeros(tp.num_sequences) for tp in treeplexes]
@@ -332,7 +354,7 @@ class MultiplayerCFR:
 
 
 def make_solver(
-    algorithm: str, payoff: sp.spmatrix, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY
+    algorithm: str, payoff: sp.spmatrix | PayoffEntries, treeplexes: tuple[Treeplex, Treeplex], ops: ArrayOps = NUMPY
 ) -> SaddlePointSolver:
     """The solver called ``algorithm`` (one of :data:`ALGORITHMS`), its arrays of ``ops``'s
     kind."""

@@ -50,7 +50,7 @@ def test_mirror_prox_bound_holds_on_random_matrices():
     solver = MirrorProxSolver(payoff, treeplexes(sf))
     for _ in range(6):
         solver.iterate(25)
-        gap = saddle_point_exploitability(solver.A, solver.A.T, solver.treeplexes, solver.average_behaviors()).nash_conv
+        gap = saddle_point_exploitability(payoff, payoff.T, solver.treeplexes, solver.average_behaviors()).nash_conv
         assert gap <= solver.gap_bound * (1 + 1e-9)
 
 

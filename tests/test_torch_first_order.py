@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import equilibria
-from equilibria.models.array_ops import NUMPY, array_ops, choose_device
+from equilibria.models.array_ops import NUMPY, TorchOps, _device_products, array_ops, choose_device
 from equilibria.models.best_response import saddle_point_exploitability
 from equilibria.models.sequence import SequenceForm
 from equilibria.routes.first_order import treeplexes
@@ -65,6 +65,39 @@ def test_torch_iterates_equal_numpy_after_100_iterations(sequence_forms, game, a
     assert cert_torch.exploitability == pytest.approx(cert_numpy.exploitability, abs=1e-12)
     assert cert_torch.exploitability == pytest.approx(cert_tree.exploitability, abs=1e-12)
     np.testing.assert_allclose(cert_torch.best_response_values, cert_tree.best_response_values, atol=1e-12)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_payoff_products_built_on_the_device_equal_scipys(sequence_forms, game):
+    # what a GPU runs (the entries sorted, summed and transposed by torch), here on torch's
+    # CPU: the same matrix as scipy's conversion, products to rounding
+    sf = sequence_forms[game]
+    matrix = sf.payoff_matrix(0)
+    products = _device_products(TorchOps("cpu"), sf.payoff_entries(0))
+    assert products.shape == matrix.shape and products.nonzeros == matrix.nnz
+    assert products.largest == np.abs(matrix.data).max()
+    rng = np.random.default_rng(0)
+    x, y = rng.random(matrix.shape[1]), rng.random(matrix.shape[0])
+    np.testing.assert_allclose((products.times @ torch.tensor(x)).numpy(), matrix @ x, rtol=0, atol=1e-15)
+    np.testing.assert_allclose((products.times_transposed @ torch.tensor(y)).numpy(), matrix.T @ y, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("algorithm", ["cfr+", "pcfr+", "dcfr"])
+def test_the_step_a_cuda_graph_records_equals_numpy(sequence_forms, monkeypatch, algorithm):
+    # on CUDA an iteration is recorded once and replayed, reading the iteration number
+    # from the device and writing its arrays in place; that step, run eagerly on torch's
+    # CPU, follows numpy's iterates to the last digit
+    from equilibria.models.array_ops import TorchOps
+
+    monkeypatch.setattr(TorchOps, "replayable", lambda self, step: step)
+    sf = sequence_forms["leduc"]
+    on_numpy = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf))
+    recorded = make_solver(algorithm, sf.payoff_entries(0), treeplexes(sf), array_ops("cpu"))
+    assert recorded._replay is not None
+    on_numpy.iterate(100)
+    recorded.iterate(100)
+    for ours, theirs in zip(on_numpy.average_behaviors(), recorded.average_behaviors()):
+        np.testing.assert_array_equal(theirs, ours)
 
 
 def test_multiplayer_cfr_on_torch_equals_numpy():
