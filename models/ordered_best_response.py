@@ -24,10 +24,12 @@ tree is far too large to build.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from math import perm
 
 import numpy as np
 
+from .array_ops import usable_cores
 from .best_response import Exploitability
 from .efg import CHANCE, TERMINAL
 from .errors import GameError
@@ -179,8 +181,11 @@ def ordered_certificate(fg: FilteredGame, behaviors: Sequence[np.ndarray]) -> Ex
         if not np.all(np.isfinite(b)) or np.any(b < -1e-9):
             raise GameError(f"player {p + 1}'s strategy has negative or non-finite probabilities")
     boards = _Boards(fg)
-    pay = np.array([_Pass(fg, boards, behaviors, i, best=False).run() for i in (0, 1)])
-    br = np.array([_Pass(fg, boards, behaviors, i, best=True).run() for i in (0, 1)])
+    # four independent walks; their numpy work releases the GIL, so they share the cores
+    passes = [_Pass(fg, boards, behaviors, i, best) for best in (False, True) for i in (0, 1)]
+    with ThreadPoolExecutor(min(len(passes), usable_cores())) as pool:
+        walked = list(pool.map(_Pass.run, passes))
+    pay, br = np.array(walked[:2]), np.array(walked[2:])
     gaps = np.maximum(br - pay, 0.0)  # a negative gap is rounding
     nash_conv = float(gaps.sum())
     return Exploitability(exploitability=nash_conv / 2, nash_conv=nash_conv, payoffs=pay, best_response_values=br)
