@@ -146,6 +146,13 @@ class LPOptions(RouteOptions):
                 f"--device applies to a first-order algorithm (--algorithm cfr+, pcfr+, dcfr, mirror-prox), "
                 f"not to {'the LP' if self.algorithm == 'lp' else self.algorithm}"
             )
+        if self.device in ("cpu", "cuda"):
+            from ..models.array_ops import array_ops
+
+            try:  # torch missing, or no GPU: refused before any work
+                array_ops(self.device)
+            except RuntimeError as exc:
+                raise OptionError(str(exc)) from None
 
 
 @dataclass(kw_only=True)
