@@ -590,6 +590,8 @@ def solve_pdlp_torch(
     while True:
         for _ in range(every):
             pdhg.step()
+            if deadline is not None and time.perf_counter() >= deadline:
+                break  # a large LP on a few cores takes seconds an iteration: not a block past the limit
         check = pdhg.check(tol, settings["infeasibility_tolerance"])
         now = time.perf_counter()
         progress.report(pdhg, check.shown, now, now - t2)
