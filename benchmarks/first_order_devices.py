@@ -7,10 +7,12 @@ min and median over ``--repeat`` timed blocks of ``--block`` iterations; CUDA is
 synchronised before the clock stops), the ratio to numpy, and, for the games given
 ``--targets``, the iterations and seconds of iterating and certifying to each target
 (:func:`~equilibria.routes.first_order.solve_first_order` with ``device``, so the
-certificates run on the device too). Devices that are missing (no torch, no CUDA) are
-skipped and said so. The CSV names the device and, for CUDA, the card.
+certificates run on the device too). ``cuda`` replays each iteration as a recorded CUDA
+graph; ``cuda-eager`` launches its kernels one by one, to show what the graph buys.
+Devices that are missing (no torch, no CUDA) are skipped and said so. The CSV names the
+device and, for CUDA, the card.
 
-    python benchmarks/first_order_devices.py [--devices numpy,cpu,cuda] [--repeat 5]
+    python benchmarks/first_order_devices.py [--devices numpy,cpu,cuda,cuda-eager] [--repeat 5]
         [--games leduc:ranks=8,leduc:ranks=13,rhode_island:ranks=4]
         [--targets leduc:ranks=13] [--out benchmarks/first_order_devices.csv]
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from tables import write_csv
@@ -42,7 +45,7 @@ def card(device: str) -> str:
     """The device in words: the CUDA card's name, or the CPU's core count."""
     import os
 
-    if device == "cuda":
+    if device.startswith("cuda"):
         import torch
 
         return torch.cuda.get_device_name(0)
@@ -59,23 +62,42 @@ def usable(device: str) -> str | None:
         return "torch is not installed"
     import torch
 
-    if device == "cuda" and not torch.cuda.is_available():
+    if device.startswith("cuda") and not torch.cuda.is_available():
         return "torch sees no CUDA device"
     return None
 
 
-def per_iteration(sf, algorithm: str, device: str, block: int, repeat: int) -> tuple[list[float], float]:
-    """Milliseconds per iteration of each timed block, and the seconds the solver's build
-    (the transfer to the device included) took."""
+@contextmanager
+def placed(device: str):
+    """The device's name for torch (``cuda-eager``: CUDA with every kernel launched one by
+    one, no recorded graph, to measure what the graph buys)."""
+    from equilibria.models import array_ops
+
+    graphs = array_ops.CUDA_GRAPHS
+    array_ops.CUDA_GRAPHS = graphs and device != "cuda-eager"
+    try:
+        yield "cuda" if device == "cuda-eager" else device
+    finally:
+        array_ops.CUDA_GRAPHS = graphs
+
+
+def per_iteration(sf, algorithm: str, device: str, block: int, repeat: int) -> tuple[list[float], float, int]:
+    """Milliseconds per iteration of each timed block, the seconds the solver's build
+    (the payoff matrix converted and moved to the device) took, and its nonzeros."""
     from equilibria.models.array_ops import array_ops
     from equilibria.routes.first_order import treeplexes
     from equilibria.solvers.first_order import make_solver
 
-    ops = array_ops(device)
-    t0 = time.perf_counter()
-    solver = make_solver(algorithm, sf.payoff_matrix(0), treeplexes(sf), ops)
-    build = time.perf_counter() - t0
-    sync = ops.torch.cuda.synchronize if device == "cuda" else (lambda: None)  # type: ignore[attr-defined]
+    with placed(device) as name:
+        ops = array_ops(name)
+        t0 = time.perf_counter()
+        solver = make_solver(algorithm, sf.payoff_entries(0), treeplexes(sf), ops)
+        build = time.perf_counter() - t0
+        return _timed(solver, name, block, repeat), build, solver.payoff.nonzeros
+
+
+def _timed(solver, device: str, block: int, repeat: int) -> list[float]:
+    sync = solver.ops.torch.cuda.synchronize if device == "cuda" else (lambda: None)
     solver.iterate(3)  # warm-up: kernels loaded, caches filled
     sync()
     times = []
@@ -84,7 +106,7 @@ def per_iteration(sf, algorithm: str, device: str, block: int, repeat: int) -> t
         solver.iterate(block)
         sync()
         times.append((time.perf_counter() - t1) * 1000.0 / block)
-    return times, build
+    return times
 
 
 def to_targets(sf, algorithm: str, device: str, targets: tuple[float, ...]) -> list[tuple[float, int, float, float]]:
@@ -92,7 +114,8 @@ def to_targets(sf, algorithm: str, device: str, targets: tuple[float, ...]) -> l
     the smallest target, read off its certificates."""
     from equilibria.routes.first_order import solve_first_order
 
-    run = solve_first_order(sf, algorithm, target_exploitability=min(targets), time_limit=600.0, device=device)
+    with placed(device) as name:
+        run = solve_first_order(sf, algorithm, target_exploitability=min(targets), time_limit=600.0, device=name)
     out = []
     for target in targets:
         hit = next((c for c in run.curve if c.exploitability <= target), run.curve[-1])
@@ -118,15 +141,17 @@ def main() -> None:
     rows = []
     for spec in args.games.split(","):
         sf, seconds = shrunk_sequence_form(spec)
-        nnz = int(sf.payoff_matrix(0).nnz)
-        print(f"\n{spec} (lossless shrunk): {nnz:,} payoff nonzeros, built in {seconds:.1f} s")
+        print(f"\n{spec} (lossless shrunk): built in {seconds:.1f} s")
         numpy_min = None
         for device in devices:
-            ms, build = per_iteration(sf, args.algorithm, device, args.block, args.repeat)
+            ms, build, nnz = per_iteration(sf, args.algorithm, device, args.block, args.repeat)
             best, median = min(ms), statistics.median(ms)
             numpy_min = best if device == "numpy" else numpy_min
             ratio = f"{numpy_min / best:.2f}x numpy" if numpy_min else ""
-            print(f"  {device:6} {best:9.3f} ms/iteration min, {median:9.3f} median  (build {build:.2f} s) {ratio}")
+            print(
+                f"  {device:10} {nnz:,} nonzeros {best:9.3f} ms/iteration min, {median:9.3f} median"
+                f"  (build {build:.2f} s) {ratio}"
+            )
             row = {
                 "game": spec,
                 "nonzeros": nnz,
