@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .array_ops import usable_cores
 from .betting import decode_view_keys
@@ -286,20 +287,16 @@ def filtered_labels(fg: FilteredGame, i: int) -> tuple[np.ndarray, np.ndarray]:
     return infosets.astype(str), actions.astype(str)
 
 
-def lift_behavior(
-    fg: FilteredGame, behaviors: Sequence[np.ndarray], original_game: ExtensiveGame, original_sf: SequenceForm
-) -> list[np.ndarray]:
-    """Behaviour strategies of the full game (``game.to_extensive()``) that play, at every
-    information set, the strategy of its class in the filtered game.
+def abstract_infosets(fg: FilteredGame, original_game: ExtensiveGame, original_sf: SequenceForm) -> list[np.ndarray]:
+    """Per player, the filtered game's information set of each of the full game's
+    (``original_game``, from the game's ``to_extensive()``; ``original_sf`` its
+    :class:`SequenceForm`): the class of its view at its betting node.
 
-    ``behaviors`` are per player arrays over the filtered game's sequences (as
-    :func:`~equilibria.models.strategy.behavior_from_realization` returns them);
-    ``original_sf`` is the full game's :class:`SequenceForm`. The map is by integers, all
-    information sets at once: the full game's ``infoset_key`` decodes to (betting node,
-    own card, board cards); the cards give the view's code in the signal space, a sorted
-    search its index, the filter its class, and ``fg.infoset_index`` the abstract
-    information set. Returns per player an array over the full game's sequences.
-    """
+    The map is by integers, all information sets at once: the full game's
+    ``infoset_key`` decodes to (betting node, own card, board cards); the cards give the
+    view's code in the signal space, a sorted search its index, the filter its class, and
+    ``fg.infoset_index`` the abstract information set. GameError when a key is no view of
+    the game or the actions differ."""
     game, filt = fg.game, fg.filter
     space, t = filt.space, game.betting
     if original_game.infoset_key is None:
@@ -343,12 +340,54 @@ def lift_behavior(
         na = np.asarray(ps_full.infoset_num_actions, dtype=np.int64)
         if not np.array_equal(np.asarray(ps_abs.infoset_num_actions)[abstract], na):
             raise GameError("the full game's actions do not match the filtered game's")
-        lifted = np.ones(ps_full.num_sequences)
-        lifted[segment_ranges(ps_full.infoset_first_sequence, na)] = np.asarray(behaviors[i])[
-            segment_ranges(ps_abs.infoset_first_sequence[abstract], na)
-        ]
+        out.append(abstract)
+    return out
+
+
+def _sequence_pairs(
+    fg: FilteredGame, original_sf: SequenceForm, abstract: list[np.ndarray], i: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Player ``i``'s full-game sequences after the empty one, and the filtered game's
+    sequence each of them plays (same action, the information set's class)."""
+    ps_full, ps_abs = original_sf.players[i], fg.sequence_form.players[i]
+    na = np.asarray(ps_full.infoset_num_actions, dtype=np.int64)
+    full = segment_ranges(ps_full.infoset_first_sequence, na)
+    return full, segment_ranges(np.asarray(ps_abs.infoset_first_sequence)[abstract[i]], na)
+
+
+def lift_behavior(
+    fg: FilteredGame, behaviors: Sequence[np.ndarray], original_game: ExtensiveGame, original_sf: SequenceForm
+) -> list[np.ndarray]:
+    """Behaviour strategies of the full game (``game.to_extensive()``) that play, at every
+    information set, the strategy of its class in the filtered game.
+
+    ``behaviors`` are per player arrays over the filtered game's sequences (as
+    :func:`~equilibria.models.strategy.behavior_from_realization` returns them);
+    ``original_sf`` is the full game's :class:`SequenceForm`; the information sets are
+    matched by :func:`abstract_infosets`. Returns per player an array over the full
+    game's sequences.
+    """
+    abstract = abstract_infosets(fg, original_game, original_sf)
+    out = []
+    for i in (0, 1):
+        full, played = _sequence_pairs(fg, original_sf, abstract, i)
+        lifted = np.ones(original_sf.players[i].num_sequences)
+        lifted[full] = np.asarray(behaviors[i])[played]
         out.append(lifted)
     return out
+
+
+def lift_matrix(fg: FilteredGame, original_game: ExtensiveGame, original_sf: SequenceForm, i: int) -> sp.csr_matrix:
+    """The 0/1 matrix taking player ``i``'s realization plans of the filtered game to the
+    full game's: each full sequence is realized as the filtered sequence it plays (the
+    class's sequence of the same actions; the filter keeps classes' histories, so the
+    product of behaviours along the path is the same), the empty sequence as the empty one.
+    ``lift_matrix @ r`` is the realization plan of :func:`lift_behavior`'s strategy."""
+    full, played = _sequence_pairs(fg, original_sf, abstract_infosets(fg, original_game, original_sf), i)
+    rows = np.concatenate([[0], full])
+    cols = np.concatenate([[0], played])
+    shape = (original_sf.players[i].num_sequences, fg.sequence_form.players[i].num_sequences)
+    return sp.csr_matrix((np.ones(rows.shape[0]), (rows, cols)), shape=shape)
 
 
 __all__ = [
@@ -357,5 +396,7 @@ __all__ = [
     "filtered_labels",
     "filtered_sequence_form",
     "filtered_extensive",
+    "abstract_infosets",
     "lift_behavior",
+    "lift_matrix",
 ]
