@@ -134,8 +134,43 @@ def test_bad_selections_are_refused_in_one_line(args, message):
     assert len(lines) == 1 and message in lines[0], done.stderr
 
 
-def test_the_shrink_route_refuses_select():
+@pytest.mark.parametrize("threshold", [0.5, 2.0])
+def test_on_an_abstraction_select_best_guarantees_most_in_the_original_game(threshold):
+    # lossy GameShrink merges cards that differ, so the abstraction's equilibria guarantee
+    # different amounts in the full game. The selected ones guarantee more than the LP's
+    # vertex here, stay equilibria of the abstraction, and the full game's own certificate
+    # (best responses over its tree) gives exactly the guarantees the selection reports.
+    vertex = equilibria.solve("leduc:ranks=6", "shrink", threshold=threshold, lift=True)
+    best = equilibria.solve("leduc:ranks=6", "shrink", threshold=threshold, lift=True, select="best")
+    assert best.abstract_exploitability <= 1e-9
+    (low_v, high_v), (low_b, high_b) = vertex.value_bounds, best.value_bounds
+    assert low_b >= low_v + 1e-3 and high_b <= high_v - 1e-3
+    reported = [float(line.split(", ")[1].split()[0]) for line in best.plan if "in the original game" in line]
+    assert reported == pytest.approx([low_b, -high_b], abs=1e-6)
+
+
+def test_on_a_lossless_abstraction_every_selected_equilibrium_guarantees_the_value():
+    best = equilibria.solve("leduc", "shrink", lift=True, select="best")
+    assert best.value_bounds == pytest.approx((LEDUC_VALUE, LEDUC_VALUE), abs=1e-9)
+
+
+def test_the_command_line_selects_on_an_abstraction():
+    done = _run("solve", "leduc:ranks=6", "--shrink", "--threshold", "2", "--select", "best", "--quiet")
+    lines = [line for line in done.stdout.splitlines() if "in the original game" in line]
+    assert len(lines) == 2 and "selected" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"select": "worst", "lift": True}, "no worst"),
+        ({"select": "best", "lift": True, "against": "x.csv"}, "no --against"),
+        ({"select": "best"}, "lift=True"),
+        ({"refine": "quasi-perfect"}, "use the lp route"),
+    ],
+)
+def test_the_shrink_route_refuses_what_it_cannot_select(options, message):
     from equilibria.models.checks import OptionError
 
-    with pytest.raises(OptionError, match="use the lp route"):
-        equilibria.solve("kuhn", "shrink", select="best")
+    with pytest.raises(OptionError, match=message):
+        equilibria.solve("kuhn", "shrink", **options)

@@ -8,17 +8,28 @@ opponent's strategy in a file (``against``, as ``--strategy-out`` writes them or
 the player's maximin strategies, ``worst`` minimises it; either way the pair stays an
 equilibrium, certified as every answer is. The objective at the LP's own vertex and at the
 selected strategy is reported beside it.
+
+For an abstraction's equilibrium the objective can be what its strategy guarantees in the
+original game once lifted there (:func:`best_in_original`): the best of the abstraction's
+equilibrium strategies for the original game, as Ganzfried and Sandholm's Figure 2
+("Computing equilibria by incorporating qualitative models", 2010) needs. The worst is no
+LP (a guarantee is a minimum over the opponent's replies, concave in the strategy) and is
+not offered.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
+import scipy.sparse as sp
 
+from ..formulations.linear_program import LinearProgram
 from ..formulations.optimal_face import optimal_face_lp
-from ..formulations.sequence_form_lp import realization_plan
+from ..formulations.sequence_form_lp import best_abstract_equilibrium_lp, realization_plan
 from ..models.best_response import certify
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
@@ -81,14 +92,12 @@ def select_equilibrium(
         plan_o = realization_from_behavior(sf.players[o], opponents[o][0])
         payoff = sf.payoff_matrix(p)
         objective = payoff @ plan_o if p == 0 else payoff.T @ plan_o
-        for tolerance in FACE_TOLERANCES:
-            lp = optimal_face_lp(sf, p, values[p], objective, maximize=select == "best", tolerance=tolerance)
-            solution = solve(lp, backend if backend != "auto" else "highs", time_limit=time_limit)
-            if solution.status != Status.INFEASIBLE:
-                break
-        if solution.status != Status.OPTIMAL or solution.x is None:
-            raise SolveFailed(f"--select {select}: player {p + 1}'s optimal-face LP ended {solution.status}")
-        plan = realization_plan(lp, solution.x)
+        plan = _solved_plan(
+            partial(optimal_face_lp, sf, p, values[p], objective, maximize=select == "best"),
+            backend,
+            time_limit,
+            f"--select {select}: player {p + 1}'s optimal-face LP",
+        )
         mine = realization_from_behavior(sf.players[p], run.behaviors[p])
         chosen.append(Selected(p, opponents[o][1], float(objective @ mine), float(objective @ plan)))
         behaviors.append(behavior_from_realization(sf.players[p], plan))
@@ -100,4 +109,67 @@ def select_equilibrium(
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
 
 
-__all__ = ["Selected", "opponent_strategies", "select_equilibrium"]
+def _solved_plan(
+    build: Callable[..., LinearProgram], backend: str, time_limit: float | None, what: str, scale: float = 1.0
+) -> np.ndarray:
+    """The realization plan solving ``build(tolerance=...)``, the tolerances of
+    :data:`FACE_TOLERANCES` (times ``scale``) tried in turn while the LP is infeasible;
+    SolveFailed naming ``what`` when none is solved."""
+    for tolerance in FACE_TOLERANCES:
+        lp = build(tolerance=tolerance * scale)
+        solution = solve(lp, backend if backend != "auto" else "highs", time_limit=time_limit)
+        if solution.status != Status.INFEASIBLE:
+            break
+    if solution.status != Status.OPTIMAL or solution.x is None:
+        raise SolveFailed(f"{what} ended {solution.status}")
+    return realization_plan(lp, solution.x)
+
+
+def best_in_original(
+    sf: SequenceForm,
+    run: LPRun,
+    original_sf: SequenceForm,
+    lifts: Sequence[sp.spmatrix],
+    backend: str,
+    *,
+    constant: float,
+    original_constant: float,
+    time_limit: float | None = None,
+) -> LPRun:
+    """``run``, an equilibrium of the abstraction ``sf``, with each player's strategy
+    replaced by the abstraction's equilibrium strategy whose lift to ``original_sf``
+    guarantees most there (:func:`~equilibria.formulations.sequence_form_lp.best_abstract_equilibrium_lp`;
+    ``lifts[p]`` takes player ``p``'s realization plans of ``sf`` to the original's),
+    certified again in the abstraction. The plan gives each player's guarantee in the
+    original game at the LP's vertex and at the selected strategy; ``constant`` and
+    ``original_constant`` are what the payoffs add up to in each game."""
+    values = (run.value, constant - run.value)
+    behaviors, lines = [], []
+    for p in (0, 1):
+        plan = _solved_plan(
+            partial(best_abstract_equilibrium_lp, sf, original_sf, lifts[p], values[p], player=p),
+            backend,
+            time_limit,
+            f"--select best: player {p + 1}'s best-equilibrium LP",
+            scale=max(1.0, abs(values[p])),  # its tolerance is absolute
+        )
+        vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
+        at_vertex, selected = (_guarantee(original_sf, p, lifts[p] @ x, original_constant) for x in (vertex, plan))
+        lines.append(
+            f"best equilibrium for player {p + 1}'s guarantee in the original game: {at_vertex:.6f} at the LP's "
+            f"vertex, {selected:.6f} selected"
+        )
+        behaviors.append(behavior_from_realization(sf.players[p], plan))
+    return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
+
+
+def _guarantee(sf: SequenceForm, p: int, plan: np.ndarray, constant: float) -> float:
+    """What player ``p``'s realization ``plan`` guarantees in ``sf``: the payoffs' constant
+    less the opponent's best-response value against it."""
+    o = 1 - p
+    payoff = sf.payoff_matrix(o)  # rows: player 1's sequences
+    values = payoff.T @ plan if p == 0 else payoff @ plan
+    return constant - sf.players[o].treeplex.best_value(values)
+
+
+__all__ = ["Selected", "best_in_original", "opponent_strategies", "select_equilibrium"]

@@ -20,9 +20,10 @@ from ..core.answer import Answer
 from ..core.skeleton import Steps
 from ..formulations import sequence_form_lp
 from ..formulations.linear_program import LinearProgram
+from ..formulations.sequence_form_lp import check_two_player_zero_sum
 from ..models import checks
 from ..models.best_response import certify
-from ..models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior
+from ..models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior, lift_matrix
 from ..models.gameshrink import game_shrink, identity_filter, published_shrink
 from ..models.ordered import OrderedGame, SignalSpace
 from ..models.ordered_best_response import ordered_certificate
@@ -34,6 +35,7 @@ from . import lp as lp_route
 from .lp import solve_sequence_form, solved_lines
 from .options import ShrinkOptions
 from .run import Attempt, CurvePoint
+from .selection import best_in_original
 
 #: The merge rules: the project's lossless one, and the paper's as published (not lossless).
 RULES = SHRINK_RULES
@@ -343,8 +345,12 @@ class GameShrinkLP(Steps):
             lp=report.lp,
             **rest,
         )
+        original = None
+        if options.select is not None:  # validated: best, with lift
+            original = _original(report, times)
+            run = _best_in_original(fg, run, original, options, times)
         if options.lift:
-            behaviors, cert, answer_sf, nodes = _lifted(fg, report, run.behaviors, times)
+            behaviors, cert, answer_sf, nodes = _lifted(fg, report, run.behaviors, times, original)
         else:
             t0 = time.perf_counter()
             with stage("certifying in the full game (best responses over the betting template and the cards)"):
@@ -384,21 +390,51 @@ _LP_KEYWORDS = (
 )
 
 
-def _lifted(
-    fg: FilteredGame, report: ShrinkReport, behaviors: list, times: dict
-) -> tuple[list, Any, SequenceForm, int]:
-    """The shrunk game's strategies lifted onto the full tree (built for it) and certified there."""
+def _original(report: ShrinkReport, times: dict) -> tuple[Any, SequenceForm]:
+    """The full game's tree and sequence form, built (timed as ``original_game``)."""
     t0 = time.perf_counter()
     with stage("building the original game to certify in it"):
         original = report.game.to_extensive()
         osf = SequenceForm(original)
     times["original_game"] = time.perf_counter() - t0
+    return original, osf
+
+
+def _best_in_original(
+    fg: FilteredGame, run: Any, original: tuple[Any, SequenceForm], options: ShrinkOptions, times: dict
+) -> Any:
+    """``run`` with each player's strategy the shrunk game's equilibrium strategy that
+    guarantees most in the full game (timed as ``select``)."""
+    game, osf = original
+    sf = fg.sequence_form
+    t0 = time.perf_counter()
+    with stage("selecting each player's equilibrium that guarantees most in the original game"):
+        lifts = [lift_matrix(fg, game, osf, p) for p in (0, 1)]
+        run = best_in_original(
+            sf,
+            run,
+            osf,
+            lifts,
+            options.backend,
+            constant=check_two_player_zero_sum(sf, "--select"),
+            original_constant=check_two_player_zero_sum(osf, "--select"),
+        )
+    times["select"] = time.perf_counter() - t0
+    return run
+
+
+def _lifted(
+    fg: FilteredGame, report: ShrinkReport, behaviors: list, times: dict, original: tuple | None = None
+) -> tuple[list, Any, SequenceForm, int]:
+    """The shrunk game's strategies lifted onto the full tree (built for it, unless given
+    as ``original``) and certified there."""
+    game, osf = original if original is not None else _original(report, times)
     t1 = time.perf_counter()
     with stage("lifting and certifying in the original game"):
-        lifted = lift_behavior(fg, behaviors, original, osf)
+        lifted = lift_behavior(fg, behaviors, game, osf)
         cert = certify(osf, lifted)
     times["lift_and_certify"] = time.perf_counter() - t1
-    return lifted, cert, osf, original.num_nodes
+    return lifted, cert, osf, game.num_nodes
 
 
 __all__ = ["RULES", "GameShrinkLP", "ShrinkReport", "ShrunkSolution", "shrink", "solve_shrunk"]

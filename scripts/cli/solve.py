@@ -37,8 +37,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 flag = "--" + name
                 raise usage_error(f"{flag} needs --shrink" + (" --rule none" if flag == "--compact" else ""))
     options.setdefault("backend", "auto")
-    # strategies written per information set of the full game: GameShrink's are lifted onto its tree
-    lift = bool(args.strategy_out)
+    # strategies written per information set of the full game: GameShrink's are lifted onto
+    # its tree; so are they where --select compares them in the full game
+    lift = bool(args.strategy_out) or (args.shrink and options.get("select") is not None)
     if args.shrink:
         answer = solve(args.game, "shrink", lift=lift, **options)
     elif args.no_shrink:
