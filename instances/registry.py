@@ -255,9 +255,9 @@ class GameDescription:
             return None
         return int(units), int(units) * BYTES_PER_UNIT[view]
 
-    def check_size(self, view: str) -> None:
+    def check_size(self, view: str, advice: str | None = None) -> None:
         """Raise TooLarge, with the estimate and the memory available, when the view would
-        not fit."""
+        not fit; ``advice`` ends the message (default: what else would solve the game)."""
         estimate = self.estimate(view)
         if estimate is None:
             return
@@ -266,11 +266,12 @@ class GameDescription:
         if need > have:
             what = {"extensive": "nodes", "ordered": "signal-tree nodes", "signal": "pairs of signals"}[view]
             # a game with an ordered view can be shrunk without building its tree
-            advice = (
-                "solve it shrunk (--shrink, or the shrink command), or choose smaller parameters"
-                if view == "extensive" and self.has("ordered")
-                else "choose smaller parameters"
-            )
+            if advice is None:
+                advice = (
+                    "solve it shrunk (--shrink, or the shrink command), or choose smaller parameters"
+                    if view == "extensive" and self.has("ordered")
+                    else "choose smaller parameters"
+                )
             raise TooLarge(
                 f"'{self.spec}' is too large: about {_human(units)} {what}, needing about {_human(need)} bytes "
                 f"with the {view} form; this process has {_human(have)} bytes available "

@@ -174,3 +174,19 @@ def test_the_shrink_route_refuses_what_it_cannot_select(options, message):
 
     with pytest.raises(OptionError, match=message):
         equilibria.solve("kuhn", "shrink", **options)
+
+
+@pytest.mark.parametrize("flags", [["--shrink", "--select", "best"], ["--strategy-out", "never-written.csv"]])
+def test_a_game_whose_tree_cannot_be_built_is_refused_before_lifting(flags, tmp_path):
+    # Rhode Island's tree (6.7 billion nodes) never fits: lifting onto it is refused at once
+    done = subprocess.run(
+        [sys.executable, "-m", "equilibria", "solve", "rhode_island", *flags],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot be lifted onto its tree" in lines[0], done.stderr
+    assert not (tmp_path / "never-written.csv").exists()

@@ -58,6 +58,13 @@ DIRECT_ONLY = ("both_lps", "select", "against", "refine", "perturbation")
 SHRINK_ONLY = ("lift",)
 
 
+#: How a refusal to lift strategies onto a game's tree ends.
+LIFT_TOO_LARGE = (
+    "its strategies cannot be lifted onto its tree (--strategy-out or --select on an abstraction); "
+    "solve it without them, or choose smaller parameters"
+)
+
+
 def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], list[str]]:
     """The route, its options and the reasons for what was chosen, for ``game`` solved
     with the ``lp`` route's ``options`` (those left out are chosen; ``lift`` is passed to
@@ -80,8 +87,8 @@ def choose(game: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], lis
     try:
         description.check_size("extensive")
     except TooLarge:
-        if options.get("lift"):
-            raise  # lifting builds the tree
+        if options.get("lift"):  # lifting builds the tree
+            description.check_size("extensive", LIFT_TOO_LARGE)
         # GameShrink works from the signal tree: the game is refused only when that would
         # not fit either
         description.check_size("ordered")

@@ -150,11 +150,16 @@ def solve(game: Any, route: str = "auto", **options: Any) -> Answer:
     steps = r.steps()
     time_limit = opts.time_limit
     deadline = deadline_for(time_limit)
+    description = _description(game)
+    if getattr(opts, "lift", False):  # refused before any work when the tree would not fit
+        from .plan import LIFT_TOO_LARGE
+
+        description.check_size("extensive", LIFT_TOO_LARGE)
     try:
         # the routes stop at their own time limit between steps; a step that runs on past
         # it (a large model being built) is stopped a grace later
         with enforced(deadline, grace_for(time_limit)):
-            return _run_route(r, steps, _description(game), opts, deadline)
+            return _run_route(r, steps, description, opts, deadline)
     except DeadlineExpired:
         raise OutOfTime(f"the time limit of {time_limit:g} s was reached before the {route} route ended") from None
 
