@@ -160,6 +160,54 @@ class StableBasis:
     columns: np.ndarray
 
 
+#: Pivots between two factorizations of the basis; in between, each pivot adds one eta.
+#: On Leduc with 5 ranks a pivot took 22.9 ms refactoring every time, 15.3 with 8 etas,
+#: 15.4 with 16 and 16.4 with 32 (the etas' products then cost what they save).
+REFACTOR_EVERY = 16
+
+
+class _Basis:
+    """The basis matrix ``matrix[:, order]`` as an LU factorization and the etas of the
+    pivots since (the product form of the inverse): after a pivot that puts column ``q``
+    at position ``r``, ``B'^-1 = E B^-1`` with ``E = I - (w - e_r) e_r' / w_r`` and
+    ``w = B^-1 a_q``. Refactored every :data:`REFACTOR_EVERY` pivots or where ``w_r`` is
+    too small to divide by; RuntimeError for a singular basis (SuperLU's)."""
+
+    def __init__(self, matrix: sp.csc_matrix, order: np.ndarray):
+        self.matrix = matrix
+        self.refactor(order)
+
+    def refactor(self, order: np.ndarray) -> None:
+        self.order = np.array(order)
+        self.lu = splu(sp.csc_matrix(self.matrix[:, self.order]))
+        self.etas: list[tuple[int, np.ndarray]] = []
+
+    def solve(self, b: np.ndarray, trans: str = "N") -> np.ndarray:
+        """``B^-1 b`` (``trans="T"``: ``B^-T b``), ``b`` a vector or a matrix of columns."""
+        if trans == "T":
+            z = np.array(b, dtype=np.float64)
+            for r, w in reversed(self.etas):
+                z[r] -= (w @ z - z[r]) / w[r]
+            return self.lu.solve(np.ascontiguousarray(z), trans="T")
+        x = self.lu.solve(np.ascontiguousarray(b))
+        for r, w in self.etas:
+            pivot = x[r] / w[r]
+            x -= np.multiply.outer(w, pivot)
+            x[r] = pivot
+        return x
+
+    def replace(self, position: int, column: int) -> None:
+        """The basis with ``column`` at ``position`` instead of what was there."""
+        w = self.solve(self.matrix[:, [column]].toarray().ravel())
+        order = self.order.copy()
+        order[position] = column
+        if len(self.etas) >= REFACTOR_EVERY or abs(w[position]) <= PIVOT_TOLERANCE * max(1.0, float(np.abs(w).max())):
+            self.refactor(order)
+            return
+        self.etas.append((position, w))
+        self.order = order
+
+
 class _LexicographicSimplex:
     """The perturbed LP ``max c(eps)'u`` over ``[A, -I] u = 0``, ``lower(eps) <= u <=
     upper`` (``u``: the columns, then the rows' activities) at one basis, every value a
@@ -181,14 +229,24 @@ class _LexicographicSimplex:
         self.fixed = np.isfinite(self.lower[0]) & (self.lower[1:] == 0).all(axis=0) & (self.lower[0] == self.upper)
         self.tolerance = ZERO_COEFFICIENT * max(1.0, float(np.abs(self.costs).max()))
         self.pivots = 0
+        self._basis: _Basis | None = None
 
     def solve(self) -> None:
         """The basic values ``u`` and the reduced costs ``d``, as polynomials."""
         basic = np.flatnonzero(self.status == BASIC)
         if basic.size != self.m:
             raise SolveFailed(f"the simplex's basis has {basic.size} basic variables for {self.m} rows")
-        self.basic = basic
-        self.factor = splu(sp.csc_matrix(self.matrix[:, basic]))
+        if self._basis is None:
+            self._basis = _Basis(self.matrix, basic)
+        else:  # one column in and one out after a pivot (none after a bound flip)
+            left = np.setdiff1d(self._basis.order, basic, assume_unique=True)
+            entered = np.setdiff1d(basic, self._basis.order, assume_unique=True)
+            if left.size == 1 and entered.size == 1:
+                self._basis.replace(int(np.flatnonzero(self._basis.order == left[0])[0]), int(entered[0]))
+            elif left.size:
+                self._basis.refactor(basic)
+        self.factor = self._basis
+        basic = self.basic = self.factor.order
         u = np.where(self.status == UPPER, self.upper, 0.0) * np.eye(self.lower.shape[0], 1)
         at_lower = (self.status == LOWER) | ((self.status != BASIC) & self.fixed)
         u[:, at_lower] = self.lower[:, at_lower]
