@@ -124,6 +124,10 @@ def test_leduc_selection_keeps_the_published_value_and_orders_the_objective():
         (["kuhn", "--select", "best", "--eliminate-dominated"], "--select works on the LP"),
         (["kuhn", "--select", "best", "--against", "no-such-file.csv"], "no-such-file.csv"),
         (["kuhn", "--select", "middle"], "--select"),
+        (
+            ["kuhn", "--select", "best", "--target-exploitability", "0.1"],
+            "does not combine with --target-exploitability",
+        ),
     ],
 )
 def test_bad_selections_are_refused_in_one_line(args, message):
@@ -190,3 +194,20 @@ def test_a_game_whose_tree_cannot_be_built_is_refused_before_lifting(flags, tmp_
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be lifted onto its tree" in lines[0], done.stderr
     assert not (tmp_path / "never-written.csv").exists()
+
+
+def test_an_lp_stopped_before_its_optimum_is_returned_unselected():
+    # at a time limit the LP's strategies are not on the optimal face: there is nothing to
+    # select from, and the answer says so rather than failing
+    import dataclasses
+
+    from equilibria.models.sequence import SequenceForm
+    from equilibria.routes.lp import solve_sequence_form
+    from equilibria.routes.selection import select_equilibrium
+    from equilibria.solvers import Status
+
+    sf = SequenceForm(equilibria.load("kuhn"))
+    stopped = dataclasses.replace(solve_sequence_form(sf, "highs"), status=Status.TIME_LIMIT)
+    run = select_equilibrium(sf, stopped, "best", None, "highs", constant=0.0, game_name="kuhn")
+    assert all(np.array_equal(a, b) for a, b in zip(run.behaviors, stopped.behaviors))
+    assert run.plan[-1] == "--select best not applied: the LP ended time_limit before its optimum"

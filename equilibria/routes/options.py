@@ -137,6 +137,11 @@ class LPOptions(RouteOptions):
             )
         if self.against is not None and self.select is None:
             raise OptionError("--against names what --select best|worst plays against: give --select too")
+        if self.select is not None and self.target_exploitability is not None:
+            raise OptionError(
+                "--select works on the optimal face of the LP solved to its end: it does not combine with "
+                "--target-exploitability"
+            )
         if self.select is not None and (self.algorithm != "lp" or self.eliminate_dominated):
             raise OptionError(
                 "--select works on the LP's optimal face: it combines with neither "

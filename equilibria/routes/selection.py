@@ -84,6 +84,8 @@ def select_equilibrium(
     module), certified again; the plan says what was selected and the objective's values."""
     if select not in ("best", "worst"):
         raise ValueError(f"select must be best or worst, not {select!r}")
+    if run.status != Status.OPTIMAL:
+        return _not_selected(run, select)
     opponents = opponent_strategies(sf, against, game_name)
     values = (run.value, constant - run.value)
     behaviors, chosen = [], []
@@ -107,6 +109,14 @@ def select_equilibrium(
         for s in chosen
     ]
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
+
+
+def _not_selected(run: LPRun, select: str) -> LPRun:
+    """``run`` as it is, its plan saying why: an LP stopped before its optimum (at a time
+    limit) has no optimal face to select from."""
+    return dataclasses.replace(
+        run, plan=[*run.plan, f"--select {select} not applied: the LP ended {run.status} before its optimum"]
+    )
 
 
 def _solved_plan(
@@ -143,6 +153,8 @@ def best_in_original(
     certified again in the abstraction. The plan gives each player's guarantee in the
     original game at the LP's vertex and at the selected strategy; ``constant`` and
     ``original_constant`` are what the payoffs add up to in each game."""
+    if run.status != Status.OPTIMAL:
+        return _not_selected(run, "best")
     values = (run.value, constant - run.value)
     behaviors, lines = [], []
     for p in (0, 1):

@@ -348,7 +348,8 @@ class GameShrinkLP(Steps):
         original = None
         if options.select is not None:  # validated: best, with lift
             original = _original(report, times)
-            run = _best_in_original(fg, run, original, options, times)
+            remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+            run = _best_in_original(fg, run, original, options, times, remaining)
         if options.lift:
             behaviors, cert, answer_sf, nodes = _lifted(fg, report, run.behaviors, times, original)
         else:
@@ -401,10 +402,15 @@ def _original(report: ShrinkReport, times: dict) -> tuple[Any, SequenceForm]:
 
 
 def _best_in_original(
-    fg: FilteredGame, run: Any, original: tuple[Any, SequenceForm], options: ShrinkOptions, times: dict
+    fg: FilteredGame,
+    run: Any,
+    original: tuple[Any, SequenceForm],
+    options: ShrinkOptions,
+    times: dict,
+    time_limit: float | None,
 ) -> Any:
     """``run`` with each player's strategy the shrunk game's equilibrium strategy that
-    guarantees most in the full game (timed as ``select``)."""
+    guarantees most in the full game (timed as ``select``; each LP within ``time_limit``)."""
     game, osf = original
     sf = fg.sequence_form
     t0 = time.perf_counter()
@@ -418,6 +424,7 @@ def _best_in_original(
             options.backend,
             constant=check_two_player_zero_sum(sf, "--select"),
             original_constant=check_two_player_zero_sum(osf, "--select"),
+            time_limit=time_limit,
         )
     times["select"] = time.perf_counter() - t0
     return run
