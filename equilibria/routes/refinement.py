@@ -178,8 +178,9 @@ class _Basis:
         self.refactor(order)
 
     def refactor(self, order: np.ndarray) -> None:
-        self.order = np.array(order)
-        self.lu = splu(sp.csc_matrix(self.matrix[:, self.order]))
+        order = np.array(order)
+        self.lu = splu(sp.csc_matrix(self.matrix[:, order]))  # RuntimeError first when singular
+        self.order = order
         self.etas: list[tuple[int, np.ndarray]] = []
 
     def solve(self, b: np.ndarray, trans: str = "N") -> np.ndarray:
