@@ -372,6 +372,7 @@ class _Replay:
     def __init__(self, torch: Any, step: Any):
         self.torch, self.step = torch, step
         self.graph: Any = None
+        self.side: Any = None  # the stream eager calls run on, made once
         self.eager_calls = 0
         self.failed: str | None = None
 
@@ -396,11 +397,12 @@ class _Replay:
 
     def _eager(self) -> None:
         cuda = self.torch.cuda
-        side = cuda.Stream()
-        side.wait_stream(cuda.current_stream())
-        with cuda.stream(side):
+        if self.side is None:
+            self.side = cuda.Stream()
+        self.side.wait_stream(cuda.current_stream())
+        with cuda.stream(self.side):
             self.step()
-        cuda.current_stream().wait_stream(side)
+        cuda.current_stream().wait_stream(self.side)
         self.eager_calls += 1
 
 

@@ -377,13 +377,22 @@ def lift_behavior(
     return out
 
 
-def lift_matrix(fg: FilteredGame, original_game: ExtensiveGame, original_sf: SequenceForm, i: int) -> sp.csr_matrix:
+def lift_matrix(
+    fg: FilteredGame,
+    original_game: ExtensiveGame,
+    original_sf: SequenceForm,
+    i: int,
+    abstract: list[np.ndarray] | None = None,
+) -> sp.csr_matrix:
     """The 0/1 matrix taking player ``i``'s realization plans of the filtered game to the
     full game's: each full sequence is realized as the filtered sequence it plays (the
     class's sequence of the same actions; the filter keeps classes' histories, so the
     product of behaviours along the path is the same), the empty sequence as the empty one.
-    ``lift_matrix @ r`` is the realization plan of :func:`lift_behavior`'s strategy."""
-    full, played = _sequence_pairs(fg, original_sf, abstract_infosets(fg, original_game, original_sf), i)
+    ``lift_matrix @ r`` is the realization plan of :func:`lift_behavior`'s strategy;
+    ``abstract`` is :func:`abstract_infosets`' map where the caller has it already."""
+    if abstract is None:
+        abstract = abstract_infosets(fg, original_game, original_sf)
+    full, played = _sequence_pairs(fg, original_sf, abstract, i)
     rows = np.concatenate([[0], full])
     cols = np.concatenate([[0], played])
     shape = (original_sf.players[i].num_sequences, fg.sequence_form.players[i].num_sequences)

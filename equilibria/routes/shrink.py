@@ -23,7 +23,14 @@ from ..formulations.linear_program import LinearProgram
 from ..formulations.sequence_form_lp import check_two_player_zero_sum
 from ..models import checks
 from ..models.best_response import certify
-from ..models.filtered import FilteredGame, filtered_labels, filtered_sequence_form, lift_behavior, lift_matrix
+from ..models.filtered import (
+    FilteredGame,
+    abstract_infosets,
+    filtered_labels,
+    filtered_sequence_form,
+    lift_behavior,
+    lift_matrix,
+)
 from ..models.gameshrink import game_shrink, identity_filter, published_shrink
 from ..models.ordered import OrderedGame, SignalSpace
 from ..models.ordered_best_response import ordered_certificate
@@ -415,7 +422,8 @@ def _best_in_original(
     sf = fg.sequence_form
     t0 = time.perf_counter()
     with stage("selecting each player's equilibrium that guarantees most in the original game"):
-        lifts = [lift_matrix(fg, game, osf, p) for p in (0, 1)]
+        abstract = abstract_infosets(fg, game, osf)  # one map for both players
+        lifts = [lift_matrix(fg, game, osf, p, abstract) for p in (0, 1)]
         run = best_in_original(
             sf,
             run,
