@@ -134,11 +134,12 @@ def three_players(out: str) -> None:
         spec = f"generalized_kuhn:players=3,cards={cards}"
         t = time.perf_counter()
         sf = SequenceForm(load(spec))
-        plans, nash_conv, iterations = seed_profile(sf, target=1e-5, seconds=60.0)
+        seed = seed_profile(sf, target=1e-5, seconds=60.0)
+        plans, nash_conv = seed.plans, seed.nash_conv
         payoffs = certify(sf, [behavior_from_realization(ps, r) for ps, r in zip(sf.players, plans)]).payoffs
         seconds = time.perf_counter() - t
         print(
-            f"{spec}: CFR+ {iterations} iterations, NashConv {nash_conv:.1e}, payoffs "
+            f"{spec}: {seed.how}, NashConv {nash_conv:.1e}, payoffs "
             f"{', '.join(f'{v:.5f}' for v in payoffs)} ({seconds:.1f} s)",
             flush=True,
         )

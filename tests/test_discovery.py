@@ -54,14 +54,15 @@ def test_auto_needs_a_signal_game_it_can_read():
 
 
 def test_a_model_read_from_cfr_answers_a_finite_three_player_game_through_its_program():
-    """Finite signals, three players: the model read from CFR+'s profile cell by cell, its
-    located program solved from the thresholds read, the answer certified in the game."""
+    """Finite signals, three players: the model read cell by cell from an equilibrium (CFR+'s
+    profile, polished by Newton's method), its located program solved from the thresholds
+    read, the answer certified in the game."""
     res = run_cli("threshold", "kuhn:players=3", "--model", "auto", "--epsilon", "0.01", "--json")
     assert res.returncode == 0, res.stderr
     answer = json.loads(res.stdout)
     assert answer["nash_conv"] <= 0.01 and answer["rows"] > 0  # a program was solved
-    assert answer["discovery"]["chosen"].startswith("found, read from CFR+'s profile")
-    assert answer["found_model"]["players"] and answer["curve"][0]["phase"].startswith("seed (CFR+'s profile")
+    assert answer["discovery"]["chosen"].startswith("found, read from the profile of CFR+")
+    assert answer["found_model"]["players"] and answer["curve"][0]["phase"].startswith("seed (the profile of CFR+")
 
 
 def test_a_generated_endgame_needing_removed_regions_is_answered():

@@ -557,7 +557,8 @@ def test_multiplayer_cfr_plus_on_two_player_kuhn_poker_approaches_the_value():
     from equilibria.models.sequence import SequenceForm
 
     sf = SequenceForm(load("kuhn"))
-    plans, nash_conv, iterations = seed_profile(sf, target=1e-4, seconds=30)
+    seed = seed_profile(sf, target=1e-4, seconds=30)
+    plans, nash_conv, iterations = seed.plans, seed.nash_conv, seed.iterations
     from equilibria.models.strategy import behavior_from_realization
 
     behaviors = [behavior_from_realization(sf.players[p], plans[p]) for p in range(2)]

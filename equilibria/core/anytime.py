@@ -207,22 +207,117 @@ def first_box(nash_conv: float) -> float:
     return min(0.25, max(1e-3, math.sqrt(max(nash_conv, 0.0))))
 
 
-def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> tuple[list[np.ndarray], float, int]:
-    """CFR+ for at most ``seconds`` or until the certified NashConv is at most ``target``:
-    (the average realization plans, their certified NashConv, iterations)."""
+@dataclass(frozen=True)
+class SeedProfile:
+    """A seed: the realization plans, their certified NashConv, CFR+'s iterations, how the
+    profile was reached, in words, and its behaviour strategies (which also say what is
+    played where a player's own play never arrives)."""
+
+    plans: list[np.ndarray]
+    nash_conv: float
+    iterations: int
+    how: str
+    behaviors: list[np.ndarray]
+
+
+def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> SeedProfile:
+    """The best certified profile that CFR+ and, when that stalls above ``target``, the
+    Liapunov descent and Newton's method on the support
+    (:class:`~equilibria.solvers.liapunov.LiapunovFunction`) reach within ``seconds``.
+
+    CFR+ runs for at most :data:`CFR_SHARE` of the time (all of it with two players, where
+    it converges); with three or more players the rest goes to the local methods, started
+    from CFR+'s average. Every profile is certified by exact best responses and only a
+    lower certificate replaces the one held."""
+    start = time.perf_counter()
+    stop = start + seconds
     treeplexes = [ps.treeplex for ps in sf.players]
     cfr = MultiplayerCFR(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
-    stop = time.perf_counter() + seconds
-    best_plans = cfr.average_plans()
-    best = float(certify(sf, cfr.average_behaviors()).nash_conv)
+    cfr_stop = stop if sf.num_players == 2 else start + CFR_SHARE * seconds
+    best_behaviors = cfr.average_behaviors()
+    best = float(certify(sf, best_behaviors).nash_conv)
     batch = 10
-    while best > target and time.perf_counter() < stop:
+    trail: list[tuple[float, float]] = []  # (seconds in, best so far)
+    while best > target and time.perf_counter() < cfr_stop:
         cfr.iterate(batch)
-        value = float(certify(sf, cfr.average_behaviors()).nash_conv)
+        behaviors = cfr.average_behaviors()
+        value = float(certify(sf, behaviors).nash_conv)
         if value < best:
-            best, best_plans = value, cfr.average_plans()
+            best, best_behaviors = value, behaviors
         batch = min(2 * batch, 1000)
-    return best_plans, best, cfr.iterations
+        trail.append((time.perf_counter() - start, best))
+        if sf.num_players > 2 and _stalled(trail):
+            break
+    how = f"CFR+, {cfr.iterations} iterations"
+    if best > target and sf.num_players > 2 and time.perf_counter() < stop:
+        polished, value, steps = _polish(sf, treeplexes, best_behaviors, target=target, deadline=stop)
+        if value < best:
+            best, best_behaviors = value, polished
+            how += f", then {steps}"
+    plans = [tp.realization(b) for tp, b in zip(treeplexes, best_behaviors)]
+    return SeedProfile(plans, best, cfr.iterations, how, best_behaviors)
+
+
+#: Share of a seed's seconds that CFR+ may take with three or more players.
+CFR_SHARE = 0.5
+
+#: With three or more players CFR+ stops after this many seconds once its best NashConv
+#: has not halved over the second half of its run (it often stalls: three-player G_6 sits
+#: near 3e-3 from its first seconds), leaving the time to the local methods.
+CFR_STALL_SECONDS = 1.0
+
+
+def _stalled(trail: list[tuple[float, float]]) -> bool:
+    """True when CFR+ has run :data:`CFR_STALL_SECONDS` and its best NashConv at half its
+    time is less than twice the best now."""
+    now, best = trail[-1]
+    if now < CFR_STALL_SECONDS:
+        return False
+    halfway = next(value for at, value in trail if at >= now / 2)
+    return halfway < 2.0 * best
+
+
+#: L-BFGS steps on the Liapunov function between two attempts of Newton's method.
+DESCENT_CHUNK = 300
+
+#: The thresholds above which an action counts as played when Newton's method fixes the
+#: support (tried in turn: a wrong support fails, and the next is tried).
+SUPPORT_THRESHOLDS = (1e-2, 1e-3, 1e-4)
+
+
+def _polish(
+    sf: SequenceForm, treeplexes: list, behaviors: list[np.ndarray], *, target: float, deadline: float
+) -> tuple[list[np.ndarray], float, str]:
+    """Newton's method on the support of ``behaviors``, then descent on the Liapunov
+    function in chunks with Newton after each, until the certified NashConv is at most
+    ``target`` or ``deadline`` passes: the best certified profile, its NashConv, and what
+    produced it in words."""
+    from ..solvers.liapunov import LiapunovFunction
+
+    liapunov = LiapunovFunction(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
+    best, best_value, how = behaviors, math.inf, ""
+    current, descended = behaviors, 0
+
+    def offer(candidate: list[np.ndarray] | None, words: str) -> None:
+        nonlocal best, best_value, how
+        if candidate is None:
+            return
+        value = float(certify(sf, candidate).nash_conv)
+        if value < best_value:
+            best, best_value, how = candidate, value, words
+
+    while True:
+        for played in SUPPORT_THRESHOLDS:
+            if time.perf_counter() >= deadline:
+                break
+            after = f"{descended} Liapunov descent steps and " if descended else ""
+            offer(liapunov.newton(current, played=played, deadline=deadline), f"{after}Newton's method on the support")
+        if best_value <= target or time.perf_counter() >= deadline:
+            break
+        current, steps = liapunov.descend(current, iterations=DESCENT_CHUNK, deadline=deadline)
+        descended += steps
+        offer(current, f"{descended} Liapunov descent steps")
+    return best, best_value, how or "no change"
 
 
 __all__ = [
@@ -235,5 +330,6 @@ __all__ = [
     "first_box",
     "rounds_lines",
     "rounds_table",
+    "SeedProfile",
     "seed_profile",
 ]

@@ -258,9 +258,9 @@ def _seed(program: _Program, target: float) -> _Seed:
     left = program.time_left()
     budget = SEED_SECONDS if left is None else min(SEED_SECONDS, SEED_SHARE * max(left, 0.0))
     with stage("seeding with CFR+"):
-        plans, nash_conv, iterations = seed_profile(program.sf, target=SEED_TARGET * target, seconds=budget)
-    record = Round.seed(f"seed (CFR+, {iterations} iterations)", time.perf_counter() - t0, nash_conv)
-    return _Seed(plans, nash_conv, iterations, record)
+        seed = seed_profile(program.sf, target=SEED_TARGET * target, seconds=budget)
+    record = Round.seed(f"seed ({seed.how})", time.perf_counter() - t0, seed.nash_conv)
+    return _Seed(seed.plans, seed.nash_conv, seed.iterations, record)
 
 
 def _run_rounds(program: _Program, zoom: _Zoom, run: Anytime[NashRounds], history: list[Round]) -> None:

@@ -372,6 +372,16 @@ CFR_SECONDS = 60.0
 MANY_PLAYER_EPSILON = 1e-3
 #: A cell's plan probability below this is taken for CFR+'s noise.
 MIX_FLOOR = 0.02
+#: ... unless the profile is certified an equilibrium to rounding (Newton's method on the
+#: support gives such profiles), where a small probability is part of the equilibrium.
+EXACT_FLOOR = 1e-9
+
+
+def noise_floor(nash_conv: float) -> float:
+    """The plan probability below which a profile certified at ``nash_conv`` is read as
+    not mixing: :data:`MIX_FLOOR` for CFR+'s noise, :data:`EXACT_FLOOR` for an exact
+    equilibrium."""
+    return EXACT_FLOOR if nash_conv <= EXACT_FLOOR else MIX_FLOOR
 
 
 def _read(
@@ -391,7 +401,7 @@ def _read(
 
 
 def read_cell_model(
-    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str
+    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str, floor: float = MIX_FLOOR
 ) -> tuple[ParametricModel, tuple[list[float], ...]]:
     """The model and thresholds a discretised profile ``plans`` (per player, cells x plans)
     follows cell by cell: each cell is split among the plans it mixes in proportion to
@@ -409,7 +419,7 @@ def read_cell_model(
         at: list[float] = []
         for s in range(finite.sizes[p]):
             mix = np.asarray(plans[p][s], dtype=float)
-            mix = np.where(mix >= MIX_FLOOR, mix, 0.0) if mix.max() >= MIX_FLOOR else mix
+            mix = np.where(mix >= floor, mix, 0.0) if mix.max() >= floor else mix
             mix = mix / mix.sum()
             order = [int(q) for q in np.argsort(-mix, kind="stable") if mix[q] > 0]
             if sequence and sequence[-1] in order:
@@ -432,7 +442,9 @@ def read_cell_model(
 REACH_FLOOR = 0.02
 
 
-def _history_steps(plan_probs: np.ndarray, acts: np.ndarray, edges: np.ndarray) -> list[tuple[float, int]]:
+def _history_steps(
+    plan_probs: np.ndarray, acts: np.ndarray, edges: np.ndarray, floor: float = MIX_FLOOR
+) -> list[tuple[float, int]]:
     """One history's action along the signal line, as (start, action) steps, from the
     plan probabilities ``plan_probs`` (cells x plans) and the action ``acts[q]`` each plan
     takes there (-1: the plan does not get there). A run of cells that mix (a band) keeps
@@ -442,7 +454,7 @@ def _history_steps(plan_probs: np.ndarray, acts: np.ndarray, edges: np.ndarray) 
     num_actions = int(acts.max()) + 1
     mix = np.stack([plan_probs[:, acts == a].sum(axis=1) for a in range(num_actions)], axis=1)
     mix = mix / np.maximum(reach, 1e-300)[:, None]
-    mix = np.where(mix >= MIX_FLOOR, mix, 0.0)
+    mix = np.where(mix >= floor, mix, 0.0)
     mix = mix / np.maximum(mix.sum(axis=1), 1e-300)[:, None]
     reached = reach >= REACH_FLOOR
     pure = reached & (mix.max(axis=1) >= 1.0 - 1e-9)
@@ -487,7 +499,7 @@ def _history_steps(plan_probs: np.ndarray, acts: np.ndarray, edges: np.ndarray) 
 
 
 def read_band_model(
-    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str
+    game: BayesianGame, finite: FiniteSignalGame, plans: list[np.ndarray], name: str, floor: float = MIX_FLOOR
 ) -> tuple[ParametricModel, tuple[list[float], ...]]:
     """The model a discretised profile ``plans`` (per player, cells x plans) follows
     history by history: at each of a player's histories the cells that mix between actions
@@ -505,7 +517,7 @@ def read_band_model(
     for p in range(game.num_players):
         acts = tree.plan_actions(p)  # (plans, nodes)
         nodes = tree.decision_nodes(p)
-        steps = {v: _history_steps(np.asarray(plans[p], dtype=float), acts[:, v], edges) for v in nodes}
+        steps = {v: _history_steps(np.asarray(plans[p], dtype=float), acts[:, v], edges, floor) for v in nodes}
         starts = sorted({x for st in steps.values() for x, _ in st})
         sequence: list[int] = []
         at: list[float] = []
@@ -565,12 +577,12 @@ def search_many(
         efg = finite.to_extensive()
         sf = SequenceForm(efg)
         with stage(f"CFR+ on {cells} cells ({efg.num_nodes:,} nodes)"):
-            realization, cfr_nash_conv, iterations = seed_profile(sf, target=epsilon / 10, seconds=budget)
-        behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
+            seed = seed_profile(sf, target=epsilon / 10, seconds=budget)
+        behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, seed.plans)]
         plans = plans_from_behavior(finite, efg, sf, behaviors)
         # band by band first: far fewer regions; cell by cell where the bands certify above epsilon
         for change, reader in (("read band by band", read_band_model), ("read cell by cell", read_cell_model)):
-            model, thresholds = reader(game, finite, plans, "auto")
+            model, thresholds = reader(game, finite, plans, "auto", noise_floor(seed.nash_conv))
             answer = certify(game, model, thresholds, epsilon)
             nash_conv = float(answer.nash_conv)
             found.attempts.append(
@@ -582,8 +594,8 @@ def search_many(
                     "outcome": "equilibrium" if nash_conv <= epsilon else "exploitable",
                     "exploitability": float(answer.exploitability),
                     "nash_conv": nash_conv,
-                    "cfr_iterations": iterations,
-                    "cfr_nash_conv": float(cfr_nash_conv),
+                    "cfr_iterations": seed.iterations,
+                    "cfr_nash_conv": float(seed.nash_conv),
                 }
             )
             if closest is None or nash_conv < closest:
@@ -598,6 +610,8 @@ def search_many(
 #: Finite signals, three or more players: most seconds of CFR+ before a model is read, and
 #: the share of the time left it may take.
 FINITE_CFR_SECONDS = 30.0
+#: The NashConv the profile a finite game's model is read from aims at: exact, to rounding.
+EXACT_SEED = 1e-12
 FINITE_CFR_SHARE = 0.3
 #: Breakpoints per square of a read model's rounds: its first program starts in a box
 #: around thresholds read from a profile near an equilibrium, where a chord per square
@@ -618,12 +632,14 @@ class FiniteStart:
     attempts: list[dict]
 
 
-def read_finite_start(game: BayesianGame, *, epsilon: float, time_limit: float | None) -> FiniteStart:
-    """A model read from CFR+'s profile of a finite game with three or more players, and
-    the thresholds to start its located rounds from. CFR+ runs to a tenth of ``epsilon``
-    for at most :data:`FINITE_CFR_SECONDS` (or :data:`FINITE_CFR_SHARE` of
-    ``time_limit``); the profile is read signal by signal (:func:`read_cell_model`). The
-    rounds' seed certifies the thresholds read."""
+def read_finite_start(game: BayesianGame, *, time_limit: float | None) -> FiniteStart:
+    """A model read from an equilibrium of a finite game with three or more players, and
+    the thresholds to start its located rounds from. CFR+, then the Liapunov descent and
+    Newton's method on the support (:func:`~equilibria.core.anytime.seed_profile`), aim at
+    an equilibrium exact to rounding for at most :data:`FINITE_CFR_SECONDS` (or
+    :data:`FINITE_CFR_SHARE` of ``time_limit``); the profile is read signal by signal
+    (:func:`read_cell_model`), exactly when it is exact. The rounds' seed certifies the
+    thresholds read."""
     from ...core.anytime import seed_profile
     from ...models.progress import stage
     from ...models.sequence import SequenceForm
@@ -633,19 +649,21 @@ def read_finite_start(game: BayesianGame, *, epsilon: float, time_limit: float |
     efg = finite.to_extensive()
     sf = SequenceForm(efg)
     seconds = FINITE_CFR_SECONDS if time_limit is None else min(FINITE_CFR_SECONDS, FINITE_CFR_SHARE * time_limit)
-    with stage(f"CFR+ on the game ({efg.num_nodes:,} nodes)"):
-        realization, cfr_nash_conv, iterations = seed_profile(sf, target=epsilon / 10, seconds=seconds)
-    source = f"CFR+'s profile, {iterations} iterations, NashConv {cfr_nash_conv:.1e}"
-    behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, realization)]
-    model, cuts = read_cell_model(game, finite, plans_from_behavior(finite, efg, sf, behaviors), "found")
+    with stage(f"an equilibrium of the game ({efg.num_nodes:,} nodes)"):
+        # an equilibrium exact to rounding is read exactly; CFR+'s noise is not
+        seed = seed_profile(sf, target=EXACT_SEED, seconds=seconds)
+    source = f"the profile of {seed.how}, NashConv {seed.nash_conv:.1e}"
+    behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, seed.plans)]
+    plans = plans_from_behavior(finite, efg, sf, behaviors)
+    model, cuts = read_cell_model(game, finite, plans, "found", noise_floor(seed.nash_conv))
     model = dataclasses.replace(model, description=f"read from {source}")
     guess = {f"{p + 1}.{j + 1}": c for p in range(game.num_players) for j, c in enumerate(cuts[p])}
     attempt = {
         "model": "found",
         "change": "read signal by signal",
         "regions": [len(r) for r in model.regions],
-        "cfr_iterations": iterations,
-        "cfr_nash_conv": float(cfr_nash_conv),
+        "cfr_iterations": seed.iterations,
+        "cfr_nash_conv": float(seed.nash_conv),
     }
     return FiniteStart(model, guess, source, [attempt])
 

@@ -407,7 +407,7 @@ def _solve_finite_many(
             fallback.discovery = {"attempts": tried, "relation": {}, "chosen": f"shipped ({shipped.name})"}
             return fallback
     left = None if deadline is None else deadline - time.perf_counter()
-    chosen = read_finite_start(game, epsilon=target, time_limit=left)
+    chosen = read_finite_start(game, time_limit=left)
     shape = dict(how.shape)
     if how.breakpoints is None:
         shape["breakpoints"] = FOUND_BREAKPOINTS
