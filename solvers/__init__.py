@@ -87,6 +87,7 @@ def solve_model(
     time_limit: float | None = None,
     verbose: bool = False,
     options: dict | None = None,
+    pinned_start: list[tuple[Any, float]] | None = None,
 ) -> Solution:
     """Solve the Pyomo ``model`` (linear, mixed-integer, with SOS sets, GDP disjunctions or
     products of variables) with ``backend``; returns the Solution and loads the values into
@@ -94,9 +95,16 @@ def solve_model(
     ``indicators`` says how disjunctions reach the solver (``native``, ``bigm``, ``hull``);
     ``method`` picks one of the backend's solvers where it has several. Matrix-row families
     of a model made by ``LinearProgram.to_pyomo()`` are passed as arrays. Also exported as
-    ``equilibria.solve_pyomo``. See :meth:`Backend.solve_model`."""
+    ``equilibria.solve_pyomo``. ``pinned_start`` pairs variables with values to start a
+    MIP from. See :meth:`Backend.solve_model`."""
     return get_backend(backend).solve_model(
-        model, indicators=indicators, method=method, time_limit=time_limit, verbose=verbose, options=options
+        model,
+        indicators=indicators,
+        method=method,
+        time_limit=time_limit,
+        verbose=verbose,
+        options=options,
+        pinned_start=pinned_start,
     )
 
 

@@ -194,6 +194,7 @@ class Backend:
         time_limit: float | None = None,
         verbose: bool = False,
         options: dict | None = None,
+        pinned_start: list[tuple[Any, float]] | None = None,
     ) -> Solution:
         """Solve a linear or mixed-integer Pyomo ``model``, with or without GDP disjunctions.
 
@@ -201,16 +202,27 @@ class Backend:
         ``pyo.value``); returns the :class:`Solution`, whose ``active_disjuncts`` lists the
         selected disjuncts. ``indicators`` (``native``, ``bigm`` or ``hull``) says how
         disjunctions reach the solver; ``native`` needs the ``indicators`` capability.
+
+        ``pinned_start`` (a model without disjunctions or SOS sets, on a backend with the
+        ``warm_start`` capability) pairs some variables with values near which a solution is
+        expected: the backend first solves with those variables held there, and the full
+        solve starts from that solution. A MIP solver that finds no incumbent of its own
+        (many piecewise-linear binaries) then has one; when the held problem is infeasible,
+        the full solve starts cold. Both solves share ``time_limit``.
         """
         from . import disjunctive
 
         options = options or {}
         if time_limit is not None and not self.capabilities.time_limit:
             self.refuse("time_limit", "stop at a time limit")
+        if pinned_start and not self.capabilities.warm_start:
+            self.refuse("warm_start", "start from a given point")
         if not disjunctive.has_disjunctions(model):
             return self._solve_plain_model(
-                model, method=method, time_limit=time_limit, verbose=verbose, options=options
+                model, method=method, time_limit=time_limit, verbose=verbose, options=options, pinned=pinned_start
             )
+        if pinned_start:
+            raise SolverError("a pinned start needs a model without disjunctions")
         indicators = indicators or self.default_indicators(model)
         if indicators not in disjunctive.INDICATOR_MODES:
             raise SolverError(f"indicators must be one of {', '.join(disjunctive.INDICATOR_MODES)}, not '{indicators}'")
@@ -233,8 +245,43 @@ class Backend:
         sol.seconds["transform"] = t1 - t0
         return sol
 
+    def _pinned_solution(
+        self,
+        lp: Any,
+        columns: list,
+        pinned: list[tuple[Any, float]],
+        *,
+        time_limit: float | None,
+        options: dict[str, Any],
+    ) -> tuple[np.ndarray | None, float | None]:
+        """The solution of ``lp`` with the columns of ``pinned``'s variables held at their
+        values (None when there is none within the time), and the time left after it."""
+        import dataclasses
+
+        t0 = time.perf_counter()
+        where = {id(var): k for k, var in enumerate(columns)}
+        held = [(where[id(var)], value) for var, value in pinned if id(var) in where]
+        if not held:
+            return None, time_limit
+        index = np.array([k for k, _ in held], dtype=np.int64)
+        value = np.array([v for _, v in held], dtype=np.float64)
+        lower, upper = lp.col_lower.copy(), lp.col_upper.copy()
+        # held inside the column's own bounds: a value just outside them is rounding
+        lower[index] = upper[index] = np.clip(value, lp.col_lower[index], lp.col_upper[index])
+        held_lp = dataclasses.replace(lp, col_lower=lower, col_upper=upper)
+        sol = self.solve_lp(held_lp, time_limit=time_limit, options=options)
+        left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.01)
+        return (sol.x if sol.status == Status.OPTIMAL and sol.x is not None else None), left
+
     def _solve_plain_model(
-        self, model: Any, *, method: str | None, time_limit: float | None, verbose: bool, options: dict[str, Any]
+        self,
+        model: Any,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        pinned: list[tuple[Any, float]] | None = None,
     ) -> Solution:
         """A model without disjunctions: SOS and nonlinear models go to :attr:`pyomo_solver`,
         everything else is compiled to a LinearProgram and solved by :meth:`solve_lp`."""
@@ -247,6 +294,8 @@ class Backend:
             if not getattr(self.capabilities, f"sos{level}"):
                 self.refuse(f"sos{level}", f"solve a model with SOS{level} constraints")
         if sos:
+            if pinned:
+                raise SolverError("a pinned start needs a model without SOS sets")
             return self._solve_with_pyomo_interface(model, time_limit=time_limit, verbose=verbose, options=options)
         t0 = time.perf_counter()
         try:
@@ -265,7 +314,12 @@ class Backend:
                 self.refuse("bilinear", f"solve a model with products of variables ({exc})")
             return self._solve_with_pyomo_interface(model, time_limit=time_limit, verbose=verbose, options=options)
         compile_seconds = time.perf_counter() - t0
-        sol = self.solve_lp(lp, method=method, time_limit=time_limit, verbose=verbose, options=options)
+        start = None
+        if pinned:
+            start, time_limit = self._pinned_solution(lp, columns, pinned, time_limit=time_limit, options=options)
+        sol = self.solve_lp(
+            lp, method=method, time_limit=time_limit, verbose=verbose, options=options, warm_start=start
+        )
         sol.seconds["compile"] = compile_seconds
         if sol.objective is not None:
             sol.objective += lp.objective_offset

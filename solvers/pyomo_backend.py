@@ -93,9 +93,17 @@ class PyomoBackend(Backend):
         return sol
 
     def _solve_plain_model(
-        self, model: Any, *, method: str | None, time_limit: float | None, verbose: bool, options: dict[str, Any]
+        self,
+        model: Any,
+        *,
+        method: str | None,
+        time_limit: float | None,
+        verbose: bool,
+        options: dict[str, Any],
+        pinned: list[tuple[Any, float]] | None = None,
     ) -> Solution:
-        # Pyomo itself is this backend: the model goes to the interface unchanged
+        # Pyomo itself is this backend: the model goes to the interface unchanged (a pinned
+        # start never reaches it: it has no warm_start capability)
         if method is not None:
             raise SolverError(f"backend '{self.name}' offers no choice of method (got '{method}')")
         import pyomo.environ as pyo

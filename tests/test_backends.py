@@ -459,3 +459,30 @@ def test_highs_progress_reads_the_primal_dual_gap_from_ipx_log():
     primal, dual = counts["objectives"]
     assert abs(primal - dual) <= 1e-6 * max(1.0, abs(primal))
     assert abs(abs(primal) - 0.085606424078) <= 1e-6  # Leduc's value, in HiGHS's sign
+
+
+def test_a_pinned_start_keeps_the_optimum_and_is_refused_where_it_cannot_apply():
+    """A knapsack whose optimum (items 1 and 3, value 9 by hand) is the same with a start
+    held at an optimal choice, at a poor one, and at an infeasible one; SOS models and
+    backends without starts refuse it by name."""
+    import pyomo.environ as pyo
+
+    def knapsack():
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(range(3), domain=pyo.Binary)
+        m.cap = pyo.Constraint(expr=3 * m.x[0] + 4 * m.x[1] + 2 * m.x[2] <= 5)
+        m.obj = pyo.Objective(expr=5 * m.x[0] + 6 * m.x[1] + 4 * m.x[2], sense=pyo.maximize)
+        return m
+
+    for held in ([(0, 1.0), (2, 1.0)], [(1, 1.0)], [(0, 1.0), (1, 1.0)]):
+        m = knapsack()
+        sol = solve_model(m, "highs", pinned_start=[(m.x[i], v) for i, v in held])
+        assert sol.status == "optimal" and sol.objective == pytest.approx(9.0)
+        assert [round(pyo.value(m.x[i])) for i in range(3)] == [1, 0, 1]
+    m = knapsack()
+    m.sos = pyo.SOSConstraint(var=m.x, sos=1)
+    with pytest.raises(SolverError, match="SOS"):
+        get_backend("scip").solve_model(m, pinned_start=[(m.x[0], 1.0)])
+    if get_backend("clarabel").is_available():
+        with pytest.raises(SolverError, match="warm_start"):
+            get_backend("clarabel").solve_model(knapsack(), pinned_start=[(knapsack().x[0], 1.0)])
