@@ -171,3 +171,15 @@ def test_a_model_read_without_a_program_cannot_write_one(tmp_path):
     )
     assert "--write needs a program" in one_line_refusal(result)
     assert not target.exists()
+
+
+def test_no_model_on_a_continuous_three_player_game_finds_one():
+    """Three-player continuous Kuhn poker's shipped model does not fit three players; with
+    no model named the route says so among what it tried and finds one, as with finite
+    signals, instead of refusing the command."""
+    res = run_cli("threshold", "kuhn_continuous:players=3", "--epsilon", "0.01", "--json", "--quiet")
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)
+    assert answer["nash_conv"] <= 0.01
+    first = answer["discovery"]["attempts"][0]
+    assert first["change"] == "shipped" and first["outcome"].startswith("does not fit 3 players")

@@ -220,7 +220,7 @@ class SeedProfile:
     behaviors: list[np.ndarray]
 
 
-def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> SeedProfile:
+def seed_profile(sf: SequenceForm, *, target: float, seconds: float, polish: bool = True) -> SeedProfile:
     """The best certified profile that CFR+ and, when that stalls above ``target``, the
     Liapunov descent and Newton's method on the support
     (:class:`~equilibria.solvers.liapunov.LiapunovFunction`) reach within ``seconds``.
@@ -228,12 +228,13 @@ def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> SeedProf
     CFR+ runs for at most :data:`CFR_SHARE` of the time (all of it with two players, where
     it converges); with three or more players the rest goes to the local methods, started
     from CFR+'s average. Every profile is certified by exact best responses and only a
-    lower certificate replaces the one held."""
+    lower certificate replaces the one held. ``polish=False``: CFR+ alone, for all the time."""
     start = time.perf_counter()
     stop = start + seconds
     treeplexes = [ps.treeplex for ps in sf.players]
     cfr = MultiplayerCFR(sf.terminal_sequences, sf.terminal_chance, sf.terminal_payoffs, treeplexes)
-    cfr_stop = stop if sf.num_players == 2 else start + CFR_SHARE * seconds
+    local = polish and sf.num_players > 2
+    cfr_stop = start + CFR_SHARE * seconds if local else stop
     best_behaviors = cfr.average_behaviors()
     best = float(certify(sf, best_behaviors).nash_conv)
     batch = 10
@@ -246,10 +247,10 @@ def seed_profile(sf: SequenceForm, *, target: float, seconds: float) -> SeedProf
             best, best_behaviors = value, behaviors
         batch = min(2 * batch, 1000)
         trail.append((time.perf_counter() - start, best))
-        if sf.num_players > 2 and _stalled(trail):
+        if local and _stalled(trail):
             break
     how = f"CFR+, {cfr.iterations} iterations"
-    if best > target and sf.num_players > 2 and time.perf_counter() < stop:
+    if best > target and local and time.perf_counter() < stop:
         polished, value, steps = _polish(sf, treeplexes, best_behaviors, target=target, deadline=stop)
         if value < best:
             best, best_behaviors = value, polished

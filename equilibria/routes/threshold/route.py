@@ -229,7 +229,20 @@ def threshold_answer(
         if join == "separate":
             return _solve_separate_programs(game, names, refinement, workers, how, t0)
         return _solve_one_program(game, names, refinement, how, t0)
-    return _solve_one_model(game, model, rounds, how, t0)
+    try:
+        return _solve_one_model(game, model, rounds, how, t0)
+    except ShippedModelUnfit as unfit:
+        if game.finite:
+            raise
+        # as with finite signals: with no model named, the shipped one is tried first and
+        # a model is found from the game when it does not answer
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        answer = _solve_auto(
+            game, backend=backend, cells=cells, time_limit=left, t0=t0, certificate=certificate, epsilon=epsilon
+        )
+        tried = {"model": unfit.model, "change": "shipped", "outcome": unfit.reason}
+        answer.discovery = {**answer.discovery, "attempts": [tried, *answer.discovery["attempts"]]}
+        return answer
 
 
 def _signal_game(spec: Any, certificate: str) -> BayesianGame:
@@ -431,6 +444,15 @@ def _solve_finite_many(
     return answer
 
 
+class ShippedModelUnfit(ModelError):
+    """No model was named, and the game's shipped model does not fit its players
+    (``reason``: why, in the model checker's words)."""
+
+    def __init__(self, message: str, model: str, reason: str):
+        super().__init__(message)
+        self.model, self.reason = model, reason
+
+
 def _threshold_program(game: BayesianGame, model: ParametricModel, how: _Settings, defaulted: bool) -> ThresholdProgram:
     """``model``'s threshold program on ``game``; ``defaulted`` when the model is the game's
     shipped one, not named, which the error then says."""
@@ -440,9 +462,11 @@ def _threshold_program(game: BayesianGame, model: ParametricModel, how: _Setting
         except ModelError as exc:
             if defaulted and game.num_players > 2:
                 # no model was named: the shipped one does not fit this many players
-                raise ModelError(
+                raise ShippedModelUnfit(
                     f"no model was given, and {game.name}'s shipped model '{model.name}' does not fit "
-                    f"{game.num_players} players ({exc}); --model auto finds one from the game"
+                    f"{game.num_players} players ({exc}); --model auto finds one from the game",
+                    model=model.name,
+                    reason=f"does not fit {game.num_players} players: {exc}",
                 ) from None
             raise
 
