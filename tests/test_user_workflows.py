@@ -726,11 +726,6 @@ def test_a_parameter_given_twice_is_refused():
     assert "ranks" in line and "twice" in line
 
 
-def test_threshold_without_a_model_that_fits_names_model_auto():
-    line = one_line_refusal(run_cli("threshold", "kuhn_continuous:players=3"))
-    assert "no model was given" in line and "--model auto" in line
-
-
 def test_a_certificate_on_cells_for_finite_signals_is_refused_not_ignored():
     line = one_line_refusal(run_cli("threshold", "kuhn", "--certificate", "cells"))
     assert "finite signals" in line and "cells" in line
