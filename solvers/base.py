@@ -269,9 +269,12 @@ class Backend:
         # held inside the column's own bounds: a value just outside them is rounding
         lower[index] = upper[index] = np.clip(value, lp.col_lower[index], lp.col_upper[index])
         held_lp = dataclasses.replace(lp, col_lower=lower, col_upper=upper)
-        sol = self.solve_lp(held_lp, time_limit=time_limit, options=options)
+        # at most half the time: the full solve is the one that answers
+        sol = self.solve_lp(held_lp, time_limit=None if time_limit is None else time_limit / 2, options=options)
         left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 0.01)
-        return (sol.x if sol.status == Status.OPTIMAL and sol.x is not None else None), left
+        # any solution of the held problem is one of the full problem: a start
+        feasible = sol.status in (Status.OPTIMAL, Status.TIME_LIMIT) and sol.x is not None
+        return (sol.x if feasible else None), left
 
     def _solve_plain_model(
         self,

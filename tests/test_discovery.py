@@ -181,5 +181,7 @@ def test_no_model_on_a_continuous_three_player_game_finds_one():
     assert res.returncode == 0, res.stderr
     answer = json.loads(res.stdout)
     assert answer["nash_conv"] <= 0.01
-    first = answer["discovery"]["attempts"][0]
-    assert first["change"] == "shipped" and first["outcome"].startswith("does not fit 3 players")
+    shipped = answer["discovery"]["shipped"]
+    assert shipped["model"] == "standard" and shipped["outcome"].startswith("does not fit 3 players")
+    text = run_cli("threshold", "kuhn_continuous:players=3", "--epsilon", "0.01", "--quiet")
+    assert text.returncode == 0 and "shipped model   standard: does not fit 3 players" in text.stdout, text.stderr

@@ -311,13 +311,15 @@ def _polish(
         for played in SUPPORT_THRESHOLDS:
             if time.perf_counter() >= deadline:
                 break
-            after = f"{descended} Liapunov descent steps and " if descended else ""
+            after = f"{descended} Liapunov descent evaluations and " if descended else ""
             offer(liapunov.newton(current, played=played, deadline=deadline), f"{after}Newton's method on the support")
         if best_value <= target or time.perf_counter() >= deadline:
             break
         current, steps = liapunov.descend(current, iterations=DESCENT_CHUNK, deadline=deadline)
         descended += steps
-        offer(current, f"{descended} Liapunov descent steps")
+        offer(current, f"{descended} Liapunov descent evaluations")
+        if steps <= 1:  # the descent is stuck (a stationary point, or the deadline)
+            break
     return best, best_value, how or "no change"
 
 

@@ -196,6 +196,9 @@ def _discovery_lines(sol: ThresholdSolution) -> list[str]:
         if not sol.discovery["chosen"].startswith("found"):
             return lines
     elif sol.discovery:
+        shipped = sol.discovery.get("shipped")
+        if shipped:  # no model named, and the shipped one did not fit
+            lines.append(f"shipped model   {shipped['model']}: {shipped['outcome']}")
         tries = sol.discovery["attempts"]
         relation = ", ".join(f"{k} {v}" for k, v in sol.discovery["relation"].items()) or "no shipped models"
         if sol.program is None:

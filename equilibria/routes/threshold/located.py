@@ -476,7 +476,8 @@ def _solve_round(call: _Call, state: _State, plan: _Plan, index: int) -> _Solved
 
 def _pinned_start(m: pyo.ConcreteModel, state: _State, plan: _Plan, backend: Any) -> list[tuple[Any, float]] | None:
     """For a zoom with binaries (more than two breakpoints) on a backend that takes a
-    start: each fraction held at its box's centre, where the last answer or the seed lies.
+    start: each fraction held where the last answer or the seed put it (the box's centre,
+    unless the box is clipped at 0 or 1).
     Nine breakpoints gave HiGHS no incumbent of three-player G_6 in two minutes, even in a
     box of 0.001 around an exact equilibrium; with the fractions held, the binaries follow
     from them, and the full solve starts from that solution."""

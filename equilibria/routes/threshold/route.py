@@ -236,12 +236,18 @@ def threshold_answer(
             raise
         # as with finite signals: with no model named, the shipped one is tried first and
         # a model is found from the game when it does not answer
+        from ...core.anytime import TimeLimitReached
+
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        answer = _solve_auto(
-            game, backend=backend, cells=cells, time_limit=left, t0=t0, certificate=certificate, epsilon=epsilon
-        )
-        tried = {"model": unfit.model, "change": "shipped", "outcome": unfit.reason}
-        answer.discovery = {**answer.discovery, "attempts": [tried, *answer.discovery["attempts"]]}
+        if left is not None and left <= 0:
+            raise TimeLimitReached(f"{unfit.reason}; no time was left to find a model from the game", []) from None
+        try:
+            answer = _solve_auto(
+                game, backend=backend, cells=cells, time_limit=left, t0=t0, certificate=certificate, epsilon=epsilon
+            )
+        except ModelInfeasible as none_found:
+            raise ModelInfeasible(f"the shipped model {unfit.reason}; {none_found}") from None
+        answer.discovery = {**answer.discovery, "shipped": {"model": unfit.model, "outcome": unfit.reason}}
         return answer
 
 
