@@ -110,13 +110,6 @@ class LiapunovFunction:
 
     # -- values ---------------------------------------------------------------------------
 
-    def _realization(self, p: int, b: np.ndarray) -> np.ndarray:
-        r = b.copy()
-        r[0] = 1.0
-        for lv in self.levels[p]:
-            r[lv.sequences] *= r[lv.parent]
-        return r
-
     def _others(self, i: int, plans: list[np.ndarray], skip: int = -1) -> np.ndarray:
         w = self.weighted[:, i].copy()
         for j in range(self.n):
@@ -130,7 +123,7 @@ class LiapunovFunction:
         """Per player: every sequence's counterfactual value (its terminals' and the
         information sets' below it, the player's own play below included), every
         information set's value (its actions' average), and the realization plan."""
-        plans = [self._realization(p, b) for p, b in enumerate(behaviors)]
+        plans = [tp.realization(b) for tp, b in zip(self.treeplexes, behaviors)]
         values, means = [], []
         for i in range(self.n):
             v = np.bincount(self.sequences[:, i], weights=self._others(i, plans), minlength=self.sizes[i])

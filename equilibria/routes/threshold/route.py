@@ -229,26 +229,41 @@ def threshold_answer(
         if join == "separate":
             return _solve_separate_programs(game, names, refinement, workers, how, t0)
         return _solve_one_program(game, names, refinement, how, t0)
+    return _one_model_or_found(game, model, rounds, how, t0)
+
+
+def _one_model_or_found(
+    game: BayesianGame, model: str | ParametricModel | None, rounds: int | None, how: _Settings, t0: float
+) -> Any:
+    """``model``'s answer (:func:`_solve_one_model`); with continuous signals, no model
+    named and the shipped one unfit for the players, as with finite signals, a model found
+    from the game (:func:`_solve_auto`), the shipped one listed in ``discovery``."""
+    from ...core.anytime import TimeLimitReached
+
     try:
         return _solve_one_model(game, model, rounds, how, t0)
-    except ShippedModelUnfit as unfit:
+    except ShippedModelUnfit as exc:
         if game.finite:
             raise
-        # as with finite signals: with no model named, the shipped one is tried first and
-        # a model is found from the game when it does not answer
-        from ...core.anytime import TimeLimitReached
+        unfit = exc
 
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        if left is not None and left <= 0:
-            raise TimeLimitReached(f"{unfit.reason}; no time was left to find a model from the game", []) from None
-        try:
-            answer = _solve_auto(
-                game, backend=backend, cells=cells, time_limit=left, t0=t0, certificate=certificate, epsilon=epsilon
-            )
-        except ModelInfeasible as none_found:
-            raise ModelInfeasible(f"the shipped model {unfit.reason}; {none_found}") from None
-        answer.discovery = {**answer.discovery, "shipped": {"model": unfit.model, "outcome": unfit.reason}}
-        return answer
+    left = None if how.time_limit is None else how.time_limit - (time.perf_counter() - t0)
+    if left is not None and left <= 0:
+        raise TimeLimitReached(f"{unfit.reason}; no time was left to find a model from the game", [])
+    try:
+        answer = _solve_auto(
+            game,
+            backend=how.backend,
+            cells=how.cells,
+            time_limit=left,
+            t0=t0,
+            certificate=how.certificate,
+            epsilon=how.epsilon,
+        )
+    except ModelInfeasible as none_found:
+        raise ModelInfeasible(f"the shipped model {unfit.reason}; {none_found}") from None
+    answer.discovery = {**answer.discovery, "shipped": {"model": unfit.model, "outcome": unfit.reason}}
+    return answer
 
 
 def _signal_game(spec: Any, certificate: str) -> BayesianGame:
