@@ -139,20 +139,23 @@ def plan_value_polynomials(
         index: list = [0] * n
         for q, j in zip(others, profile):
             index[q] = region_plans[q][j]
-        for r in range(plans):
-            index[p] = r
-            t = int(terminals[tuple(index)])
-            out[r, :, 0] += weight * lose[t]
-            if win[t] == lose[t]:
-                continue
-            poly = np.zeros((pieces, 1))
-            poly[:, 0] = win[t] - lose[t]
-            for q, j in zip(others, profile):
-                if folded is not None and folded[t, q]:
-                    poly = poly * mass[q][j]
-                else:
-                    poly = _polymul(poly, beaten[q][j])
-            out[r, :, : poly.shape[1]] += poly
+        index[p] = slice(None)
+        reached = np.asarray(terminals[tuple(index)], dtype=np.int64)  # per own plan
+        out[:, :, 0] += weight * lose[reached][:, None]
+        stake = win[reached] - lose[reached]
+        # the product of the others' masses depends on the terminal only through who
+        # folded there: one product per such set, shared by the plans that reach it
+        if folded is None:
+            code = np.zeros(plans, dtype=np.int64)
+        else:
+            code = folded[reached][:, others].astype(np.int64) @ (1 << np.arange(len(others)))
+        live = stake != 0
+        for pattern in set(code[live].tolist()):
+            poly = np.ones((pieces, 1))
+            for i, (q, j) in enumerate(zip(others, profile)):
+                poly = poly * mass[q][j] if pattern >> i & 1 else _polymul(poly, beaten[q][j])
+            rows = np.flatnonzero(live & (code == pattern))
+            out[rows, :, : poly.shape[1]] += stake[rows, None, None] * poly[None]
     return out
 
 
@@ -244,6 +247,29 @@ def best_response(
     return payoff, best, intervals
 
 
+def indifference_residuals(
+    game: BayesianGame, region_plans: Sequence[Sequence[int]], thresholds: Sequence[Sequence[float]]
+) -> np.ndarray:
+    """At every threshold, its owner's expected payoff (conditional on the signal) of the
+    plan below it minus that of the plan above, against the others' threshold strategies:
+    the indifference equations of a threshold equilibrium, exact (the values are the
+    polynomials of :func:`plan_value_polynomials`, continuous in the signal). Player 1's
+    thresholds first, each player's ascending, as ``thresholds`` lists them."""
+    thresholds = [[float(v) for v in t] for t in thresholds]
+    edges = _pieces(game, thresholds)
+    out: list[float] = []
+    for p in range(game.num_players):
+        if not thresholds[p]:
+            continue
+        poly = plan_value_polynomials(game, p, region_plans, thresholds, edges)
+        at = np.asarray(thresholds[p], dtype=float)
+        piece = np.clip(np.searchsorted(edges, at, side="right") - 1, 0, edges.shape[0] - 2)
+        for j, (x, k) in enumerate(zip(at, piece)):
+            values = _evaluate(poly[:, k, :], float(x - edges[k]))
+            out.append(float(values[region_plans[p][j]] - values[region_plans[p][j + 1]]))
+    return np.asarray(out)
+
+
 def threshold_exploitability(
     game: BayesianGame, region_plans: Sequence[Sequence[int]], thresholds: Sequence[Sequence[float]]
 ) -> dict:
@@ -258,4 +284,10 @@ def threshold_exploitability(
     return exploitability_summary(payoffs, values)
 
 
-__all__ = ["ResponseInterval", "best_response", "plan_value_polynomials", "threshold_exploitability"]
+__all__ = [
+    "ResponseInterval",
+    "best_response",
+    "indifference_residuals",
+    "plan_value_polynomials",
+    "threshold_exploitability",
+]
