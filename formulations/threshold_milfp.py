@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +159,7 @@ def threshold_milfp(
     products: str | None = None,
     mccormick: bool = False,
     every_signal: bool | None = None,
+    box: Mapping[str, tuple[float, float]] | None = None,
 ) -> ThresholdProgram:
     """Build the MILFP of ``model`` for ``game`` (see the module docstring).
 
@@ -185,6 +186,12 @@ def threshold_milfp(
     profiles in which some signal gains by a plan the model does not name; with these rows
     every feasible answer is an epsilon-equilibrium whatever the model, and a model that
     admits none is infeasible.
+
+    ``box`` (continuous signals) confines thresholds to intervals, by name: the program
+    then looks only there, and its products' breakpoints span the masses the box allows,
+    so that a few of them approximate the products as closely as many would over the
+    whole range (the program of a model whose thresholds are known to lie near an
+    equilibrium, :mod:`equilibria.routes.threshold.equations`).
 
     Raises ModelError when a region's plan is not a plan of the game, or (continuous
     signals) when the order leaves a threshold unplaced against another player's
@@ -213,6 +220,8 @@ def threshold_milfp(
     m.PIECES = pyo.RangeSet(1, J)
     m.t = pyo.Var(m.THRESHOLDS, bounds=(float(c[0]), float(c[-1])), doc="threshold position in signal space")
     m.F = pyo.Var(m.PLAYERS, m.THRESHOLDS, bounds=(0.0, 1.0), doc="each player's CDF at each threshold")
+    if box:
+        _confine(m, game, names, box)
 
     # ---------------------------------------------------------------- order
     pairs = add_threshold_order(m, model, own_list, c, min_width)
@@ -372,8 +381,30 @@ def threshold_milfp(
                 "other players' (add e.g. '" + f"{k} <= {unplaced}" + "' to 'order')"
             )
 
+        def cdf_range(o: int, b: str | None, default: float) -> tuple[float, float]:
+            if b is None:
+                return default, default
+            return float(m.F[o, b].lb), float(m.F[o, b].ub)
+
         def factor_bounds(f: Factor) -> tuple[float, float]:
-            return 0.0, 1.0
+            """The range of a region's mass below or above a threshold wherever the
+            thresholds may lie (the cases of ``factor_expr``; [0, 1] without a box)."""
+            _, k, o, r, side = f
+            lo, hi = bounds[o][r], bounds[o][r + 1]
+            start, stop = cdf_range(o, lo, 0.0), cdf_range(o, hi, 1.0)
+            whole = (stop[0] - start[1], stop[1] - start[0])
+            if hi is not None and closure[hi, k]:
+                low, high = whole if side == "below" else (0.0, 0.0)
+            elif lo is not None and closure[k, lo]:
+                low, high = (0.0, 0.0) if side == "below" else whole
+            else:
+                here = cdf_range(o, k, 0.0)
+                low, high = (
+                    (here[0] - start[1], here[1] - start[0])
+                    if side == "below"
+                    else (stop[0] - here[1], stop[1] - here[0])
+                )
+            return max(0.0, low), min(1.0, max(0.0, high))
 
     # a factor that is identically zero (a region entirely on the other side) drops its terms
     zero_factors = {f for terms in equations.values() for _, fs in terms for f in fs if _is_zero(factor_expr(f))}
@@ -565,6 +596,28 @@ def threshold_milfp(
         num_products=len(product_keys),
         every_signal=bool(every_signal),
     )
+
+
+def _confine(
+    m: pyo.ConcreteModel, game: BayesianGame, names: list[str], box: Mapping[str, tuple[float, float]]
+) -> None:
+    """Bound each boxed threshold and every player's CDF at it (continuous signals)."""
+    if game.finite:
+        raise OptionError(
+            "a box confines the thresholds of continuous signals; finite signals have the located program"
+        )
+    lo_end, hi_end = float(game.breakpoints[0]), float(game.breakpoints[-1])
+    for k, (low, high) in box.items():
+        if k not in names:
+            raise ModelError(f"the box names threshold '{k}'; the model's are {', '.join(names) or '(none)'}")
+        low, high = max(lo_end, float(low)), min(hi_end, float(high))
+        if not low <= high:
+            raise OptionError(f"the box of threshold {k} is empty: [{low}, {high}]")
+        m.t[k].setlb(low)
+        m.t[k].setub(high)
+        for o in range(game.num_players):
+            m.F[o, k].setlb(float(game.signals[o](low)))
+            m.F[o, k].setub(float(game.signals[o](high)))
 
 
 def add_signal_masses(

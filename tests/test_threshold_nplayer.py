@@ -263,3 +263,73 @@ def test_continuous_three_player_indifference_rows_are_the_exact_plan_value_diff
             at = _evaluate(values[:, piece, :], x - edges[piece])
             row = pyo.value(program.model.indifference[f"{p + 1}.{j + 1}"].body)
             assert row == pytest.approx(at[plans[p][j]] - at[plans[p][j + 1]], abs=1e-12)
+    # the residuals the equations of a found model are solved by are these rows
+    from equilibria.models.threshold_best_response import indifference_residuals
+
+    rows = [pyo.value(program.model.indifference[k].body) for k in model.threshold_names]
+    assert indifference_residuals(game, plans, thresholds) == pytest.approx(rows, abs=1e-12)
+
+
+def _three_player_test_model():
+    from equilibria.models.parametric import ParametricModel
+
+    bet, check = {"": "bet"}, {"": "check"}
+    fold_all = {**check, "check-check-bet": "fold", "check-bet-fold": "fold", "check-bet-call": "fold"}
+    call_all = {**check, "check-check-bet": "call", "check-bet-fold": "call", "check-bet-call": "call"}
+    p2 = [
+        {"check": "check", "check-check-bet-fold": "fold", "check-check-bet-call": "fold", "bet": "fold"},
+        {"check": "bet", "bet": "call"},
+    ]
+    p3 = [
+        {"check-check": "check", "check-bet": "fold", "bet-fold": "fold", "bet-call": "fold"},
+        {"check-check": "bet", "check-bet": "call", "bet-fold": "call", "bet-call": "call"},
+    ]
+    where = {"1.1": 0.3, "2.1": 0.5, "3.1": 0.6, "1.2": 0.8}
+    chain = sorted(where, key=where.get)
+    model = ParametricModel("test", ([fold_all, call_all, bet], p2, p3), order=list(zip(chain[:-1], chain[1:])))
+    return model, where
+
+
+def test_a_box_confines_the_thresholds_and_narrows_the_products():
+    """A box around thresholds confines them, and every product's factors to the masses
+    the box allows: the products' error falls with the box's width squared, so a narrow
+    box needs two breakpoints (a chord, no binaries) where the whole range needs more."""
+    game = describe("kuhn_continuous:players=3").signal()
+    model, where = _three_player_test_model()
+    half = 1e-4
+    box = {k: (x - half, x + half) for k, x in where.items()}
+    whole = threshold_milfp(game, model, epsilon=1e-3)
+    near = threshold_milfp(game, model, epsilon=1e-3, box=box)
+    assert near.breakpoints == 2 < whole.breakpoints
+    m = near.model
+    for k, (low, high) in box.items():
+        assert (m.t[k].lb, m.t[k].ub) == (low, high)
+    # a factor is a region's mass below or above a threshold: within the box its range is
+    # at most the width of the two ends that bound it, not [0, 1]
+    widths = [m.factor[i].ub - m.factor[i].lb for i in m.FACTORS]
+    assert max(widths) <= 4 * half + 1e-12
+    # the equations are those of the program over the whole range (exact products, at a
+    # point of the box)
+    exact_near = threshold_milfp(game, model, products="exact", box=box)
+    exact_whole = threshold_milfp(game, model, products="exact")
+    for program in (exact_near, exact_whole):
+        _evaluate_at(program, game, where)
+    rows = [k for k in model.threshold_names if k in exact_whole.model.indifference]
+    assert rows and rows == [k for k in model.threshold_names if k in exact_near.model.indifference]
+    for k in rows:
+        boxed, unboxed = (pyo.value(p.model.indifference[k].body) for p in (exact_near, exact_whole))
+        assert boxed == pytest.approx(unboxed, abs=1e-12)
+
+
+def test_a_bad_box_is_refused():
+    from equilibria.models.parametric import ModelError
+
+    game = describe("kuhn_continuous:players=3").signal()
+    model, where = _three_player_test_model()
+    with pytest.raises(ModelError, match="threshold '9.9'"):
+        threshold_milfp(game, model, box={"9.9": (0.1, 0.2)})
+    with pytest.raises(OptionError, match="empty"):
+        threshold_milfp(game, model, box={"1.1": (0.4, 0.2)})
+    finite = describe(SMALL).signal()
+    with pytest.raises(OptionError, match="continuous signals"):
+        threshold_milfp(finite, standard_models(finite)["standard"], box={"1.1": (0.1, 0.2)})
