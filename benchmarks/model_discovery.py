@@ -13,7 +13,8 @@ Prints the counts, the median and 95th percentile seconds, and writes one CSV ro
 instance.
 
 With ``--three-players``: ``kuhn_continuous:players=3`` (no shipped model), the model read
-from CFR+ on ever finer cells, its regions, its exact NashConv and payoffs, beside the
+from CFR+ on cells, repaired by its indifference equations and answered by its threshold
+program near their solution: every step's regions and exact NashConv, and the payoffs, beside the
 payoffs of ``generalized_kuhn:players=3,cards=N`` (CFR+ on the game itself, NashConv
 certified) for growing N, whose equilibria approach the continuous game's.
 
@@ -111,10 +112,11 @@ def three_players(out: str) -> None:
     seconds = time.perf_counter() - t
     answer = found.answer
     for attempt in found.attempts:
+        measured = f"exact NashConv {attempt['nash_conv']:.3e}" if "nash_conv" in attempt else attempt["outcome"]
         print(
             f"kuhn_continuous 3 players: CFR+ on {attempt['signals']} cells ({attempt['cfr_iterations']} iterations, "
-            f"NashConv there {attempt['cfr_nash_conv']:.1e}): read {'/'.join(map(str, attempt['regions']))} regions, "
-            f"exact NashConv {attempt['nash_conv']:.3e}",
+            f"NashConv there {attempt['cfr_nash_conv']:.1e}), {attempt['change']}: "
+            f"{'/'.join(map(str, attempt['regions']))} regions, {measured}",
             flush=True,
         )
     if answer is not None:

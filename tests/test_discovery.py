@@ -4,6 +4,7 @@ discretisation, and a found model is written and read back."""
 
 import json
 
+import numpy as np
 import pytest
 
 from equilibria.instances.bayesian_games import river_endgame
@@ -119,22 +120,33 @@ def test_a_row_without_variables_that_cannot_hold_is_infeasible():
     assert get_backend("highs").solve_model(m).status == "infeasible"
 
 
-def test_three_players_a_model_is_read_within_the_nash_conv_asked():
+def test_three_players_a_model_is_found_and_its_program_answers_within_the_nash_conv_asked():
     """kuhn_continuous with three players ships no model: CFR+ on 20 cells, read band by
-    band, certified by exact best responses (tested against quadrature and ever finer
-    cells) within the NashConv asked."""
+    band, repaired by its indifference equations, and its threshold program solved near
+    their solution; the program's answer is certified by exact best responses (tested
+    against quadrature and ever finer cells) within the NashConv asked."""
     found = discover_model("kuhn_continuous:players=3", epsilon=5e-3)
     assert found.answer is not None, found.attempts
     answer = found.answer
     assert answer.verification["method"].startswith("exact")
     assert answer.nash_conv <= 5e-3 and answer.is_equilibrium
     assert sum(answer.payoffs) == pytest.approx(0.0, abs=1e-12)  # no rake: zero-sum
-    assert answer.program is None and found.attempts[0]["signals"] == 20
-    assert found.attempts[0]["change"] == "read band by band"
+    assert found.attempts[0]["signals"] == 20 and found.attempts[0]["change"] == "read band by band"
     # a band keeps each history's mixture in one piece: one region per plan change, where
     # the same profile read cell by cell alternates once per cell of every mixed band
     assert max(found.attempts[0]["regions"]) <= 10, found.attempts
-    # a looser reading is no equilibrium at a tighter target
+    # the answer is a program's: products piecewise linear, epsilon as asked
+    program = answer.program
+    assert program is not None and program.num_products > 0 and program.epsilon == 5e-3
+    assert found.attempts[-1]["change"].startswith("threshold program")
+    assert any(a["change"].startswith("equations") for a in found.attempts)
+    # its thresholds solve the model's equations to the program's tolerance
+    from equilibria.models.threshold_best_response import indifference_residuals
+
+    residuals = indifference_residuals(found.answer.game, answer.model.plan_indices(answer.game), answer.thresholds)
+    budget = [program.tolerance[k, None] + program.approximation[k, None] for k in program.thresholds]
+    assert np.all(np.abs(residuals) <= np.asarray(budget) + 1e-9)
+    # a looser answer is no equilibrium at a tighter target
     answer.target_nash_conv = answer.nash_conv / 2
     assert not answer.is_equilibrium
 
@@ -162,15 +174,17 @@ def test_three_player_kuhn_continuous_is_answered_within_one_thousandth():
     answer = json.loads(result.stdout)
     assert answer["nash_conv"] <= 1e-3
     assert answer["verification"]["method"].startswith("exact")
+    assert answer["program"] is not None and answer["program"]["rows"] > 0  # a program's answer
 
 
-def test_a_model_read_without_a_program_cannot_write_one(tmp_path):
+def test_the_program_of_a_model_found_for_three_players_is_written(tmp_path):
     target = tmp_path / "p.lp"
     result = run_cli(
         "threshold", "kuhn_continuous:players=3", "--model", "auto", "--epsilon", "5e-3", "--write", str(target)
     )
-    assert "--write needs a program" in one_line_refusal(result)
-    assert not target.exists()
+    assert result.returncode == 0, result.stderr
+    assert f"program         written to {target}" in result.stdout
+    assert "indicator" in target.read_text() or target.stat().st_size > 1000
 
 
 def test_no_model_on_a_continuous_three_player_game_finds_one():

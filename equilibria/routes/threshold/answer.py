@@ -64,7 +64,8 @@ class ThresholdSolution(Answer):
         model does not describe this game's equilibria."""
         cells = self.verification.get("cells")
         tolerance = 1e-6 if not cells else max(1e-6, 10.0 / cells**2)
-        if self.program is None:
+        if self.program is None or self.target_nash_conv is not None:
+            # thresholds read, or a program solved near them: the NashConv aimed at
             return self.nash_conv is not None and self.nash_conv <= (self.target_nash_conv or 0.0) + tolerance
         if self.program.num_products:
             # an approximate program promises NashConv within promised_epsilon
@@ -128,6 +129,8 @@ class ThresholdSolution(Answer):
             "verification": self.verification,
             "indicators": self.indicators,
             **shape,
+            # the program whose answer this is, with its size; None: thresholds read without one
+            "program": {**shape, **self.sizes} if program is not None else None,
             "certified_epsilon": self.certified_epsilon,
             **({"join": self.join} if self.join else {}),
             **({"curve": self.curve, "rounds_run": len(self.curve)} if self.curve is not None else {}),
@@ -206,6 +209,14 @@ def _discovery_lines(sol: ThresholdSolution) -> list[str]:
             lines.append(
                 f"found           after {plural(len(tries), 'reading')} (CFR+ on {read} cells); against the shipped "
                 f"models: {relation}"
+            )
+        elif sol.game.num_players > 2:  # readings, models solved by their equations, programs near them
+            read = ", ".join(dict.fromkeys(str(t["signals"]) for t in tries))
+            solved = sum(t["change"].startswith("equations") for t in tries)
+            programs = sum(t["change"].startswith("threshold program") for t in tries)
+            lines.append(
+                f"found           CFR+ on {read} cells read, {plural(solved, 'model')} solved by the indifference "
+                f"equations, {plural(programs, 'program')}; against the shipped models: {relation}"
             )
         else:
             lines.append(

@@ -4,9 +4,10 @@ A threshold program needs a parametric model: per player the sequence of plans f
 lowest signals up, and the order of all players' thresholds. Ganzfried and Sandholm
 ("Computing equilibria by incorporating qualitative models", 2010) note that finding it is
 the hard part. :func:`search` finds one for two-player signal games, :func:`search_many`
-for continuous games of three or more players (reading thresholds from CFR+ on ever finer
-cells, no program solved; see there); :func:`equilibria.routes.threshold.route.discover_model` and
-``threshold --model auto`` call them. Two players:
+for continuous games of three or more players (read from CFR+ on cells, repaired by the
+model's indifference equations, its program solved near their solution; see there);
+:func:`equilibria.routes.threshold.route.discover_model` and ``threshold --model auto``
+call them. Two players:
 
 1. **Read a discretisation.** The game on ``cells`` equal cells (or its own finite signals)
    is solved by the sequence-form LP. Per signal, the plans that are best responses to the
@@ -44,7 +45,7 @@ import numpy as np
 
 from ...instances.bayesian_games import standard_models
 from ...models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
-from ...models.errors import GameError
+from ...models.errors import GameError, SolveFailed
 from ...models.parametric import ModelError, ModelInfeasible, ParametricModel, project
 from ...models.threshold_best_response import best_response
 
@@ -540,19 +541,23 @@ def search_many(
     game: BayesianGame,
     certify: Callable[..., Any],
     *,
+    solve_near: Callable[..., Any] | None = None,
     epsilon: float = MANY_PLAYER_EPSILON,
     time_limit: float | None = None,
     discretisations: tuple[int, ...] = MANY_PLAYER_CELLS,
     seconds: float = CFR_SECONDS,
 ) -> Discovery:
-    """Find a model of a continuous signal game of three or more players: CFR+ on ever finer
-    discretisations, each profile read band by band (:func:`read_band_model`) and, when
-    that certifies above ``epsilon``, cell by cell (:func:`read_cell_model`), and
-    ``certify(game, model, thresholds)`` certifying the thresholds read by exact best
-    responses, until its NashConv is at most ``epsilon``. No threshold program is solved:
-    with products of the other players' masses, a program over as many regions as the
-    reading finds is beyond the MILP solvers. ``Discovery.answer`` is the first answer
-    within ``epsilon`` (None when none is), ``Discovery.model`` the best model read."""
+    """Find a model of a continuous signal game of three or more players, and its threshold
+    program's answer: CFR+ on ever finer discretisations; each profile read band by band
+    (:func:`read_band_model`), that model repaired by solving its indifference equations
+    exactly (:func:`~equilibria.routes.threshold.equations.repair`), and
+    ``solve_near(game, model, thresholds, epsilon)`` solving the model's threshold program
+    in a box around the thresholds the equations give (where its products are
+    approximated closely without binaries). ``certify(game, model, thresholds, epsilon)``
+    certifies thresholds read without a program by exact best responses: the band and cell
+    by cell readings (:func:`read_cell_model`) answer, program-less, when no program does.
+    ``Discovery.answer`` is the first answer within ``epsilon`` (None when none is),
+    ``Discovery.model`` the best model found."""
     from ...core.anytime import seed_profile
     from ...models.progress import stage
     from ...models.sequence import SequenceForm
@@ -565,14 +570,30 @@ def search_many(
         )
     t0 = time.perf_counter()
     found = Discovery(None, None)
-    closest: float | None = None
+    closest: list[float] = []
+    reading: Any = None  # the first reading within epsilon, answered when no program is
+
+    def left() -> float | None:
+        return None if time_limit is None else time_limit - (time.perf_counter() - t0)
+
+    def keep(model: ParametricModel, answer: Any, record: dict) -> bool:
+        nash_conv = float(answer.nash_conv)
+        record.update(
+            outcome="equilibrium" if nash_conv <= epsilon else "exploitable",
+            exploitability=float(answer.exploitability),
+            nash_conv=nash_conv,
+        )
+        found.attempts.append(record)
+        if not closest or nash_conv < closest[0]:
+            closest[:] = [nash_conv]
+            found.model = model
+        return nash_conv <= epsilon
+
     for cells in discretisations:
-        budget = seconds
-        if time_limit is not None:
-            left = time_limit - (time.perf_counter() - t0)
-            if left <= 0:
-                break
-            budget = min(seconds, left)
+        remaining = left()
+        if remaining is not None and remaining <= 0:
+            break
+        budget = seconds if remaining is None else min(seconds, remaining)
         finite = game.discretize(cells)
         efg = finite.to_extensive()
         sf = SequenceForm(efg)
@@ -583,31 +604,120 @@ def search_many(
             seed = seed_profile(sf, target=epsilon / 10, seconds=budget, polish=False)
         behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, seed.plans)]
         plans = plans_from_behavior(finite, efg, sf, behaviors)
-        # band by band first: far fewer regions; cell by cell where the bands certify above epsilon
-        for change, reader in (("read band by band", read_band_model), ("read cell by cell", read_cell_model)):
-            model, thresholds = reader(game, finite, plans, "auto", noise_floor(seed.nash_conv))
-            answer = certify(game, model, thresholds, epsilon)
-            nash_conv = float(answer.nash_conv)
-            found.attempts.append(
-                {
-                    "signals": cells,
-                    "repair": 0,
-                    "change": change,
-                    "regions": [len(r) for r in model.regions],
-                    "outcome": "equilibrium" if nash_conv <= epsilon else "exploitable",
-                    "exploitability": float(answer.exploitability),
-                    "nash_conv": nash_conv,
-                    "cfr_iterations": seed.iterations,
-                    "cfr_nash_conv": float(seed.nash_conv),
-                }
-            )
-            if closest is None or nash_conv < closest:
-                closest, found.model = nash_conv, model
-            if nash_conv <= epsilon:
+        seeded = {"signals": cells, "cfr_iterations": seed.iterations, "cfr_nash_conv": float(seed.nash_conv)}
+        band, band_cuts = read_band_model(game, finite, plans, "auto", noise_floor(seed.nash_conv))
+        answer = certify(game, band, band_cuts, epsilon)
+        record = {**seeded, "repair": 0, "change": "read band by band", "regions": [len(r) for r in band.regions]}
+        if keep(band, answer, record) and reading is None:
+            reading = answer
+        if solve_near is not None:
+            deadline = None if time_limit is None else t0 + time_limit
+            answer = _repaired_program(game, band, band_cuts, solve_near, epsilon, deadline, found, seeded, keep)
+            if answer is not None:
                 found.answer = answer
-                found.relation = relation_to_shipped(game, model)
+                found.relation = relation_to_shipped(game, answer.model)
                 return found
+        if reading is None:
+            cell, cell_cuts = read_cell_model(game, finite, plans, "auto", noise_floor(seed.nash_conv))
+            answer = certify(game, cell, cell_cuts, epsilon)
+            if keep(
+                cell,
+                answer,
+                {**seeded, "repair": 0, "change": "read cell by cell", "regions": [len(r) for r in cell.regions]},
+            ):
+                reading = answer
+        if reading is not None:
+            found.answer = reading
+            found.relation = relation_to_shipped(game, reading.model)
+            return found
     return found
+
+
+#: Seconds the equations of a model read from a discretisation may take to repair it.
+EQUATION_SECONDS = 40.0
+#: The NashConv the repair aims at, as a share of epsilon: the program's answer lies in a
+#: box around the repaired thresholds, and may certify a little above them.
+EQUATION_SHARE = 0.5
+
+
+def _repaired_program(
+    game: BayesianGame,
+    model: ParametricModel,
+    cuts: tuple[list[float], ...],
+    solve_near: Callable[..., Any],
+    epsilon: float,
+    deadline: float | None,
+    found: Discovery,
+    seeded: dict,
+    keep: Callable[[ParametricModel, Any, dict], bool],
+) -> Any:
+    """``model``, read at ``cuts``, repaired by its indifference equations
+    (:mod:`.equations`) and its threshold program solved near the repaired thresholds;
+    the program's answer when it certifies within ``epsilon``, else None. The repair takes
+    at most half the time left before ``deadline`` (a ``time.perf_counter()`` instant, or
+    None), the program the rest. Every step of the repair, and the program, go into
+    ``found.attempts``."""
+    from ...models.progress import stage
+    from .equations import repair
+
+    def left() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    remaining = left()
+    seconds = EQUATION_SECONDS if remaining is None else min(EQUATION_SECONDS, 0.5 * remaining)
+    if seconds <= 0:
+        return None
+    with stage("solving the model's indifference equations"):
+        repaired = repair(
+            game,
+            [list(q) for q in model.plan_indices(game)],
+            [list(c) for c in cuts],
+            target=EQUATION_SHARE * epsilon,
+            deadline=time.perf_counter() + seconds,
+        )
+    for step in repaired.steps:
+        found.attempts.append(
+            {
+                **seeded,
+                "repair": step["step"] + 1,
+                "change": f"equations: {step['change']}",
+                "regions": step["regions"],
+                "residual": step["residual"],
+                "outcome": "equilibrium" if step["nash_conv"] <= epsilon else "exploitable",
+                "nash_conv": step["nash_conv"],
+            }
+        )
+    if repaired.nash_conv > epsilon:
+        return None
+    near, thresholds = _read(
+        game,
+        repaired.plans,
+        repaired.thresholds,
+        "auto",
+        f"read band by band from the game's CFR+ profile on {seeded['signals']} cells, repaired by its "
+        "indifference equations",
+    )
+    remaining = left()
+    if remaining is not None and remaining <= 0:
+        return None
+    try:
+        answer = solve_near(game, near, thresholds, epsilon, time_limit=remaining)
+    except (ModelError, SolveFailed) as exc:  # no solution in the box, or none in time
+        found.attempts.append(
+            {
+                **seeded,
+                "change": "threshold program near the equations' solution",
+                "regions": [len(r) for r in near.regions],
+                "outcome": f"not solved: {exc}",
+            }
+        )
+        return None
+    record = {
+        **seeded,
+        "change": "threshold program near the equations' solution",
+        "regions": [len(r) for r in near.regions],
+    }
+    return answer if keep(near, answer, record) else None
 
 
 #: Finite signals, three or more players: most seconds of CFR+ before a model is read, and

@@ -67,20 +67,20 @@ class _Settings:
     the options every branch shares, checked when made."""
 
     backend: str
-    indicators: str | None
     cells: int
     certificate: str
-    select: str
-    min_width: float
-    epsilon: float | None
-    breakpoints: int | None
-    products: str | None
-    mccormick: bool
-    every_signal: bool | None
-    time_limit: float | None
-    extensive_check: bool
-    verbose: bool
-    method: str | None
+    indicators: str | None = None
+    select: str = "any"
+    min_width: float = 0.0
+    epsilon: float | None = None
+    breakpoints: int | None = None
+    products: str | None = None
+    mccormick: bool = False
+    every_signal: bool | None = None
+    time_limit: float | None = None
+    extensive_check: bool = True
+    verbose: bool = False
+    method: str | None = None
 
     def __post_init__(self) -> None:
         """Refuse an unknown or out-of-range option (:class:`checks.OptionError`)."""
@@ -607,6 +607,7 @@ def discover_model(
         return search_many(
             game,
             functools.partial(_read_answer, cells=cells, certificate=certificate),
+            solve_near=functools.partial(_answer_near, backend=backend, cells=cells, certificate=certificate),
             epsilon=MANY_PLAYER_EPSILON if epsilon is None else epsilon,
             time_limit=time_limit,
         )
@@ -645,6 +646,59 @@ def _read_answer(
         certificate=certificate,
     )
     answer.target_nash_conv = target
+    return answer
+
+
+#: Half-width (signal units) of the first box around thresholds the equations give; it
+#: narrows until the products need no binaries (two breakpoints, a chord per square).
+NEAR_BOX = 1e-3
+#: Most programs written while narrowing it.
+NEAR_TRIES = 4
+
+
+def _answer_near(
+    game: BayesianGame,
+    model: ParametricModel,
+    thresholds: tuple[list[float], ...],
+    target: float,
+    *,
+    backend: str,
+    cells: int,
+    certificate: str = "exact",
+    time_limit: float | None = None,
+) -> ThresholdSolution:
+    """The certified answer of ``model``'s threshold program with epsilon ``target``, its
+    thresholds confined to a box around ``thresholds`` (signal units, per player) that is
+    narrowed until the program needs no binaries: near thresholds that solve the model's
+    equations, the program is then a linear program (the finite games' located rounds
+    start the same way). Raises :class:`ModelInfeasible` when the box holds no solution,
+    :class:`SolveFailed` when the solver stops without one (``time_limit`` seconds)."""
+    centre = {f"{p + 1}.{j + 1}": float(t) for p, ts in enumerate(thresholds) for j, t in enumerate(ts)}
+    half = NEAR_BOX
+    with stage("building the threshold program near the equations' solution"):
+        for _ in range(NEAR_TRIES):
+            box = {k: (c - half, c + half) for k, c in centre.items()}
+            program = threshold_milfp(game, model, epsilon=target, box=box)
+            if program.breakpoints is None or program.breakpoints <= 2:
+                break
+            # the products' error grows like the box's width squared, and falls like the
+            # square of the segments per square
+            half *= 0.9 / (program.breakpoints - 1)
+    how = _Settings(
+        backend=backend,
+        cells=cells,
+        certificate=certificate,
+        epsilon=target,
+        extensive_check=False,
+        time_limit=time_limit,
+    )
+    t0 = time.perf_counter()
+    answer = _solve_program(game, model, program, default_indicators(backend, program.model), how, t0)
+    answer.target_nash_conv = target
+    answer.note = (
+        f"the program confined to a box of half-width {half:.1e} around thresholds that solve the model's "
+        "indifference equations"
+    )
     return answer
 
 
