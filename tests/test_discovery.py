@@ -199,3 +199,17 @@ def test_no_model_on_a_continuous_three_player_game_finds_one():
     assert shipped["model"] == "standard" and shipped["outcome"].startswith("does not fit 3 players")
     text = run_cli("threshold", "kuhn_continuous:players=3", "--epsilon", "0.01", "--quiet")
     assert text.returncode == 0 and "shipped model   standard: does not fit 3 players" in text.stdout, text.stderr
+
+
+def test_a_time_limit_ends_the_search_with_the_best_certified_answer():
+    """Three players, continuous signals, an epsilon out of reach: the time limit ends the
+    search, and the command answers with the best certified profile it holds, saying that
+    it is above epsilon (as the located rounds of finite games do)."""
+    res = run_cli(
+        "threshold", "kuhn_continuous:players=3", "--epsilon", "1e-9", "--time-limit", "8", "--json", "--quiet"
+    )
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)
+    assert answer["status"] == "time_limit" and 1e-9 < answer["nash_conv"] < 1e-2
+    assert "above epsilon 1e-09" in answer["note"]
+    assert answer["verification"]["method"].startswith("exact")

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ class Discovery:
     answer: Any
     attempts: list[dict] = field(default_factory=list)
     relation: dict[str, str] = field(default_factory=dict)
+    #: three or more players: the certified answer of least NashConv, within epsilon or not
+    best: Any = None
 
 
 def _plan_spec(game: BayesianGame, p: int, q: int) -> dict[str, str]:
@@ -369,6 +372,11 @@ MANY_PLAYER_CELLS = (20, 40, 60, 80)
 #: Most seconds of CFR+ on each of them; it stops sooner when its profile's NashConv on
 #: the cells is a tenth of the target (so the reading does not depend on the machine's speed).
 CFR_SECONDS = 60.0
+#: The NashConv on the cells below which CFR+ stops: the reading's error is the cells'.
+CFR_TARGET = 1e-4
+#: Seconds the coarsest cells need at least (build, CFR+, reading); finer ones need more in
+#: proportion to their deals.
+CELL_SECONDS = 3.0
 #: Target NashConv of a model found for three or more players, unless one is given.
 MANY_PLAYER_EPSILON = 1e-3
 #: A cell's plan probability below this is taken for CFR+'s noise.
@@ -586,14 +594,15 @@ def search_many(
         found.attempts.append(record)
         if not closest or nash_conv < closest[0]:
             closest[:] = [nash_conv]
-            found.model = model
+            found.model, found.best = model, answer
         return nash_conv <= epsilon
 
     for cells in discretisations:
         remaining = left()
-        if remaining is not None and remaining <= 0:
-            break
-        budget = seconds if remaining is None else min(seconds, remaining)
+        if remaining is not None and remaining < CELL_SECONDS * (cells / MANY_PLAYER_CELLS[0]) ** game.num_players:
+            break  # too little time to build these cells' game, run CFR+ on it and read it
+        # half of the time left at most: the readings, the equations and the program follow
+        budget = seconds if remaining is None else min(seconds, 0.5 * remaining)
         finite = game.discretize(cells)
         efg = finite.to_extensive()
         sf = SequenceForm(efg)
@@ -601,7 +610,7 @@ def search_many(
             # CFR+ alone: on a discretised continuous game it converges well (NashConv 8e-6
             # on 20 cells of three-player continuous Kuhn), and the reading's error is the
             # cells', which an exact equilibrium of the cells does not remove
-            seed = seed_profile(sf, target=epsilon / 10, seconds=budget, polish=False)
+            seed = seed_profile(sf, target=max(epsilon / 10, CFR_TARGET), seconds=budget, polish=False)
         behaviors = [behavior_from_realization(ps, r) for ps, r in zip(sf.players, seed.plans)]
         plans = plans_from_behavior(finite, efg, sf, behaviors)
         seeded = {"signals": cells, "cfr_iterations": seed.iterations, "cfr_nash_conv": float(seed.nash_conv)}
@@ -635,6 +644,13 @@ def search_many(
 
 #: Seconds the equations of a model read from a discretisation may take to repair it.
 EQUATION_SECONDS = 40.0
+#: Fewest seconds worth writing the program near the equations' solution with (a few
+#: programs are built while its box narrows).
+PROGRAM_LEAST_SECONDS = 4.0
+#: The share of the time left the equations may take (the program takes a few seconds).
+EQUATION_TIME_SHARE = 0.6
+#: Fewest seconds worth starting the equations with (a step takes seconds on three-player Kuhn).
+EQUATION_LEAST_SECONDS = 3.0
 #: The NashConv the repair aims at, as a share of epsilon: the program's answer lies in a
 #: box around the repaired thresholds, and may certify a little above them.
 EQUATION_SHARE = 0.5
@@ -653,8 +669,9 @@ def _repaired_program(
 ) -> Any:
     """``model``, read at ``cuts``, repaired by its indifference equations
     (:mod:`.equations`) and its threshold program solved near the repaired thresholds;
-    the program's answer when it certifies within ``epsilon``, else None. The repair takes
-    at most half the time left before ``deadline`` (a ``time.perf_counter()`` instant, or
+    the program's answer when it certifies within ``epsilon``, else None (a program solved
+    above epsilon is kept as ``found.best``). The repair takes
+    at most :data:`EQUATION_TIME_SHARE` of the time left before ``deadline`` (a ``time.perf_counter()`` instant, or
     None), the program the rest. Every step of the repair, and the program, go into
     ``found.attempts``."""
     from ...models.progress import stage
@@ -664,8 +681,8 @@ def _repaired_program(
         return None if deadline is None else deadline - time.perf_counter()
 
     remaining = left()
-    seconds = EQUATION_SECONDS if remaining is None else min(EQUATION_SECONDS, 0.5 * remaining)
-    if seconds <= 0:
+    seconds = EQUATION_SECONDS if remaining is None else min(EQUATION_SECONDS, EQUATION_TIME_SHARE * remaining)
+    if seconds < EQUATION_LEAST_SECONDS:
         return None
     with stage("solving the model's indifference equations"):
         repaired = repair(
@@ -687,8 +704,9 @@ def _repaired_program(
                 "nash_conv": step["nash_conv"],
             }
         )
-    if repaired.nash_conv > epsilon:
-        return None
+    if not math.isfinite(repaired.nash_conv):
+        return None  # no model's equations were solved
+    # above epsilon too: the program's answer is the best held should the time run out
     near, thresholds = _read(
         game,
         repaired.plans,
@@ -698,7 +716,7 @@ def _repaired_program(
         "indifference equations",
     )
     remaining = left()
-    if remaining is not None and remaining <= 0:
+    if remaining is not None and remaining < PROGRAM_LEAST_SECONDS:
         return None
     try:
         answer = solve_near(game, near, thresholds, epsilon, time_limit=remaining)

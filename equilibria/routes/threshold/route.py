@@ -716,6 +716,20 @@ def _solve_auto(
     found = discover_model(
         game, backend=backend, cells=cells, time_limit=time_limit, certificate=certificate, epsilon=epsilon
     )
+    from .discovery import relation_to_shipped
+
+    if found.answer is None and found.best is not None and time_limit is not None:
+        # the time limit ended the search above epsilon: the best certified answer, as the
+        # located rounds of finite games give theirs
+        answer = found.best
+        answer.status = Status.TIME_LIMIT
+        answer.note = (
+            f"the best certified NashConv {answer.nash_conv:.3e} within the time limit is above epsilon "
+            f"{answer.target_nash_conv:g}; give more time or a larger --epsilon"
+        )
+        answer.discovery = {"attempts": found.attempts, "relation": relation_to_shipped(game, answer.model)}
+        answer.seconds = {"total": time.perf_counter() - t0, **answer.seconds}
+        return answer
     if found.answer is None:
         outcomes = [a["outcome"].split(":")[0] for a in found.attempts]
         signals = sorted({a["signals"] for a in found.attempts})
