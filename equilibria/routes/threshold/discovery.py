@@ -48,7 +48,7 @@ from ...instances.bayesian_games import standard_models
 from ...models.bayesian import BayesianGame, FiniteSignalGame, plans_from_behavior
 from ...models.errors import GameError, SolveFailed
 from ...models.parametric import ModelError, ModelInfeasible, ParametricModel, project
-from ...models.threshold_best_response import best_response
+from .equations import largest_gain, repair
 
 #: Discretisations read in turn, coarse first (a coarse LP is quick and its bands clean).
 DISCRETISATIONS = (100, 200, 400)
@@ -58,8 +58,6 @@ REPAIRS = 30
 INDIFFERENCE = 1e-7
 #: Cells of the certificate's cross-check (two players), or of a certificate asked on cells.
 CHECK_CELLS = 2000
-#: Smallest gain (joint expected payoff) of an interval that a repair acts on.
-GAIN = 1e-10
 
 
 @dataclass
@@ -172,14 +170,10 @@ def _largest_gain(game: BayesianGame, model: ParametricModel, answer: Any) -> tu
     units, the plan that gains); None when no signal gains. Continuous games by exact best
     responses, finite ones signal by signal."""
     plan_index = model.plan_indices(game)
-    best: tuple[float, tuple[int, float, float, int]] | None = None
     if not game.finite:
-        for p in range(game.num_players):
-            _, _, intervals = best_response(game, p, plan_index, answer.thresholds)
-            for run in intervals:
-                if run.plan != run.played and run.gain > GAIN and (best is None or run.gain > best[0]):
-                    best = (run.gain, (p, run.start, run.stop, run.plan))
-        return None if best is None else best[1]
+        gain = largest_gain(game, plan_index, answer.thresholds)
+        return None if gain is None else gain[1:]
+    best: tuple[float, tuple[int, float, float, int]] | None = None
     finite = game.finite_game()
     edges = np.arange(finite.sizes[0] + 1.0)
     sigmas = project(game, model, answer.thresholds, finite, edges)
@@ -578,7 +572,6 @@ def search_many(
         )
     t0 = time.perf_counter()
     found = Discovery(None, None)
-    closest: list[float] = []
     reading: Any = None  # the first reading within epsilon, answered when no program is
 
     def left() -> float | None:
@@ -592,8 +585,7 @@ def search_many(
             nash_conv=nash_conv,
         )
         found.attempts.append(record)
-        if not closest or nash_conv < closest[0]:
-            closest[:] = [nash_conv]
+        if found.best is None or nash_conv < found.best.nash_conv:
             found.model, found.best = model, answer
         return nash_conv <= epsilon
 
@@ -675,7 +667,6 @@ def _repaired_program(
     None), the program the rest. Every step of the repair, and the program, go into
     ``found.attempts``."""
     from ...models.progress import stage
-    from .equations import repair
 
     def left() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()

@@ -120,8 +120,8 @@ def solve_equations(
     return split(fit.x), float(np.abs(fit.fun).max(initial=0.0))
 
 
-def _largest_gain(
-    game: BayesianGame, plans: Plans, thresholds: Thresholds
+def largest_gain(
+    game: BayesianGame, plans: Sequence[Sequence[int]], thresholds: Sequence[Sequence[float]]
 ) -> tuple[float, int, float, float, int] | None:
     """(gain, player, start, stop, plan) of the interval where a player gains most by
     deviating, by exact best responses; None when no interval gains :data:`GAIN`."""
@@ -176,7 +176,7 @@ def repair(
         if (solved and nash_conv <= target) or key in seen:
             break
         seen.add(key)
-        gain = _largest_gain(game, plans, thresholds)
+        gain = largest_gain(game, plans, thresholds)
         last = time.perf_counter() - began
         if gain is None:
             break
@@ -189,4 +189,4 @@ def repair(
     return best
 
 
-__all__ = ["Repaired", "repair", "solve_equations"]
+__all__ = ["Repaired", "largest_gain", "repair", "solve_equations"]
