@@ -47,3 +47,14 @@ def test_bad_input_is_refused_before_any_worker_starts():
 def test_an_unknown_model_is_reported_not_raised():
     _, outcome = solve_threshold_separately("river_endgame", ["standard", "nope"], first=False)
     assert outcome["standard"] == "feasible" and outcome["nope"].startswith("error: ") and "nope" in outcome["nope"]
+
+
+def test_the_command_ends_when_the_first_feasible_program_stops_the_others():
+    """Through the console entry a shell starts, which blocks the ending signals outside
+    its watching thread: the workers inherited that mask, ``terminate()`` never reached
+    the one still solving, and the command waited for it forever."""
+    from tests.conftest import run_cli
+
+    res = run_cli("threshold", "river_endgame", "--model", "paper", "--join", "separate", in_process=False, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "join            separate programs" in res.stdout and "feasible" in res.stdout

@@ -43,7 +43,7 @@ def pool_deaf_to_ctrl_c(context: Any, workers: int) -> Any:
     except OSError:
         pass
     with _stderr_to_null():  # only while the workers are created: they keep it, this process not
-        return context.Pool(workers, initializer=_ignore_sigint)
+        return context.Pool(workers, initializer=worker_signals)
 
 
 class _stderr_to_null:
@@ -60,9 +60,16 @@ class _stderr_to_null:
         os.close(self.null)
 
 
-def _ignore_sigint() -> None:
-    """A pool worker's initializer: Ctrl-C is the parent's to handle."""
+def worker_signals() -> None:
+    """In a worker process, as it starts: Ctrl-C is ignored (it is the parent's to
+    handle), and the signals that end a process are unblocked. A spawned process inherits
+    its parent's signal mask, and the command line blocks SIGINT, SIGTERM and SIGHUP
+    outside its watching thread: a worker left with SIGTERM blocked outlived the parent's
+    ``terminate()``, and the parent waited for it forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        ending = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, ending)
 
 
-__all__ = ["pool_deaf_to_ctrl_c", "quiet_resource_tracker"]
+__all__ = ["pool_deaf_to_ctrl_c", "quiet_resource_tracker", "worker_signals"]

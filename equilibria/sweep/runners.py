@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.processes import quiet_resource_tracker
+from ..core.processes import quiet_resource_tracker, worker_signals
 from ..models import checks
 from ..models.errors import EquilibriaError
 from ..models.wording import plural
@@ -216,8 +216,11 @@ def _run_local(
 
 def _orphan_exits(parent: int) -> None:
     """In a worker process: leave as soon as the sweep's process is gone (killed, say), so
-    that no worker outlives it solving a cell nobody will record."""
+    that no worker outlives it solving a cell nobody will record. Its signals are set
+    first (:func:`worker_signals`), so that ``terminate()`` ends it."""
     import threading
+
+    worker_signals()
 
     def watch() -> None:
         while os.getppid() == parent:
