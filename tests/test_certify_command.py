@@ -488,8 +488,10 @@ def test_a_missing_variable_of_a_complete_format_is_named(kuhn_files, tmp_path):
 
 
 def test_ctrl_c_ends_certify_with_130(tmp_path):
-    """Interrupted while it reads a large strategy CSV: exit 130, one line, no traceback."""
-    game = "leduc:ranks=13"
+    """Interrupted while it reads a large strategy CSV: exit 130, one line, no traceback.
+    The command takes about 10 s here (Leduc with 13 ranks, 2 s, could end before the
+    signal on a fast machine)."""
+    game = "leduc:ranks=22"
     sf = SequenceForm(equilibria.load(game))
     path = tmp_path / "uniform.csv"
     tables = [strategy_table(sf, p, uniform_behavior(ps)) for p, ps in enumerate(sf.players)]
