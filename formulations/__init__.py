@@ -9,6 +9,7 @@ from .sequence_form_lp import (
     realization_plan,
     sequence_form_lp,
 )
+from .worst_abstract_equilibrium import worst_abstract_equilibrium_milp
 
 __all__ = [
     "Block",
@@ -18,4 +19,5 @@ __all__ = [
     "equilibrium_behaviors",
     "realization_plan",
     "opponent_realization_plan",
+    "worst_abstract_equilibrium_milp",
 ]

@@ -158,6 +158,81 @@ def test_on_a_lossless_abstraction_every_selected_equilibrium_guarantees_the_val
     assert best.value_bounds == pytest.approx((LEDUC_VALUE, LEDUC_VALUE), abs=1e-9)
 
 
+def _worst_by_enumeration(answer, p):
+    """Player ``p``'s worst guarantee in the original game over the abstraction's optimal
+    face, by brute force: for every pure plan of the opponent in the original game, the
+    least the face's lifted strategies earn against it (an LP that scipy solves over the
+    face written out here from the sequence forms), and the least of those."""
+    import itertools
+
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    from equilibria.models.filtered import lift_matrix
+
+    fg, o = answer.report.filtered, 1 - p
+    sf = fg.sequence_form
+    game = answer.report.game.to_extensive()
+    osf = SequenceForm(game)
+    lift = lift_matrix(fg, game, osf, p)
+    payoff, original_payoff = sf.payoff_matrix(p), osf.payoff_matrix(p)  # rows: player 1's
+    per_reply = (payoff.T if p == 0 else payoff).tocsr()
+    lifted = ((original_payoff.T if p == 0 else original_payoff) @ lift).toarray()
+    E, Eo = sf.players[p].constraint_matrix, sf.players[o].constraint_matrix
+    n_r, n_v = E.shape[1], Eo.shape[0]
+    value = answer.value if p == 0 else -answer.value
+    # the face: E r = e, 0 <= r <= 1, the abstract replies' rows E_o' v <= A' r, v(root) >= value
+    a_eq = sp.hstack([E, sp.csr_matrix((E.shape[0], n_v))])
+    root = np.zeros(n_r + n_v)
+    root[n_r] = -1.0
+    a_ub = sp.vstack([sp.hstack([-per_reply, Eo.T]), sp.csr_matrix(root)])
+    b_ub = np.concatenate([np.zeros(per_reply.shape[0]), [-(value - 1e-9)]])
+    bounds = [(0, 1)] * n_r + [(None, None)] * n_v
+    tp = osf.players[o].treeplex
+    worst = np.inf
+    for choice in itertools.product(*[range(int(k)) for k in tp.num_actions]):
+        behavior = np.zeros(tp.num_sequences)
+        behavior[0] = 1.0
+        behavior[tp.first_sequence + np.array(choice)] = 1.0
+        reply = realization_from_behavior(osf.players[o], behavior)
+        c = np.concatenate([lifted.T @ reply, np.zeros(n_v)])
+        res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=sf.players[p].constraint_rhs, bounds=bounds)
+        assert res.status == 0, res.message
+        worst = min(worst, res.fun)
+    return worst
+
+
+def test_select_worst_on_an_abstraction_is_the_worst_guarantee_of_its_equilibria():
+    # Kuhn poker with the jack and the queen merged (threshold 1): the abstraction's
+    # equilibria guarantee from -1/3 to 0 in the full game. The worst-equilibrium MILP's
+    # answer is what enumerating the opponent's pure plans finds, for both players.
+    worst = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True, select="worst")
+    assert worst.abstract_exploitability <= 1e-9
+    lines = [line for line in worst.plan if "in the original game" in line]
+    reported = [float(line.split(", ")[1].split()[0]) for line in lines]
+    vertex = [float(line.split(": ")[1].split()[0]) for line in lines]
+    expected = [_worst_by_enumeration(worst, p) for p in (0, 1)]
+    assert reported == pytest.approx(expected, abs=1e-6)  # printed to six places
+    low, high = worst.value_bounds
+    assert (low, -high) == pytest.approx(expected, abs=1e-7)  # the full game's own certificate
+    assert all(r <= v + 1e-9 for r, v in zip(reported, vertex)) and "time limit" not in "\n".join(lines)
+    best = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True, select="best")
+    low_b, high_b = best.value_bounds
+    assert -high_b - reported[1] > 0.3  # player 2's equilibria span a third of a chip
+
+
+def test_select_worst_stopped_at_its_time_limit_gives_the_range_of_the_worst():
+    # Leduc with three ranks (GameShrink threshold 0.5): the MILP's bound closes slowly,
+    # so within 6 s it answers the worst strategy found and the range the worst lies in;
+    # the strategy found is still an equilibrium of the abstraction, certified there
+    worst = equilibria.solve("leduc:ranks=3", "shrink", threshold=0.5, lift=True, select="worst", time_limit=6)
+    assert worst.abstract_exploitability <= 1e-9
+    for line in (line for line in worst.plan if "in the original game" in line):
+        found = float(line.split(", ")[1].split()[0])
+        low, high = (float(x) for x in line.split("lies in [")[1].rstrip("])").split(", "))
+        assert low <= high == pytest.approx(found, abs=1e-6)
+
+
 def test_the_command_line_selects_on_an_abstraction():
     done = _run("solve", "leduc:ranks=6", "--shrink", "--threshold", "2", "--select", "best", "--quiet")
     lines = [line for line in done.stdout.splitlines() if "in the original game" in line]
@@ -167,7 +242,6 @@ def test_the_command_line_selects_on_an_abstraction():
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"select": "worst", "lift": True}, "no worst"),
         ({"select": "best", "lift": True, "against": "x.csv"}, "no --against"),
         ({"select": "best"}, "lift=True"),
         ({"refine": "quasi-perfect"}, "use the lp route"),
@@ -211,3 +285,22 @@ def test_an_lp_stopped_before_its_optimum_is_returned_unselected():
     run = select_equilibrium(sf, stopped, "best", None, "highs", constant=0.0, game_name="kuhn")
     assert all(np.array_equal(a, b) for a, b in zip(run.behaviors, stopped.behaviors))
     assert run.plan[-1] == "--select best not applied: the LP ended time_limit before its optimum"
+
+
+def test_the_milps_bounds_are_each_rows_best_response_value():
+    """``treeplex_best_values`` takes many payoff vectors at once: each is
+    ``Treeplex.best_value`` of that vector (blocks smaller than the rows, to cross one)."""
+    import scipy.sparse as sp
+
+    from equilibria.formulations import worst_abstract_equilibrium as worst
+
+    tp = SequenceForm(equilibria.load("leduc")).players[0].treeplex
+    rows = sp.random(40, tp.num_sequences, density=0.2, random_state=7, format="csr") - 0.5 * sp.random(
+        40, tp.num_sequences, density=0.2, random_state=8, format="csr"
+    )
+    saved, worst.BEST_VALUE_BLOCK = worst.BEST_VALUE_BLOCK, 16
+    try:
+        got = worst.treeplex_best_values(tp, rows)
+    finally:
+        worst.BEST_VALUE_BLOCK = saved
+    assert got == pytest.approx([tp.best_value(rows[i].toarray().ravel()) for i in range(40)], abs=1e-12)

@@ -92,8 +92,9 @@ class LPOptions(RouteOptions):
         default=None,
         metadata={
             "help": "the best or the worst of the equilibria for each player's payoff against --against (default: "
-            "the uniform strategy), by one more LP over the player's optimal face; with --shrink: best by the "
-            "guarantee in the original game; unset: the LP's own vertex"
+            "the uniform strategy), by one more LP over the player's optimal face; with --shrink: by the "
+            "guarantee in the original game (best: an LP; worst: a MILP, within the time limit or 60 s, "
+            "stopped there with the range the worst lies in); unset: the LP's own vertex"
         },
     )
     against: str | None = field(
@@ -197,14 +198,16 @@ class ShrinkOptions(LPOptions):
             raise OptionError("--refine works on the full game's LP: use the lp route (solve --no-shrink)")
         if self.select is not None:
             # on an abstraction --select chooses by the guarantee in the original game
-            if self.select != "best" or self.against is not None:
+            if self.against is not None:
                 raise OptionError(
-                    "on the shrink route --select best picks each player's equilibrium of the abstraction that "
-                    "guarantees most in the original game: no --against, and no worst (a guarantee is concave in "
-                    "the strategy, so its minimum is no LP); for the payoff against a strategy use --no-shrink"
+                    "on the shrink route --select best|worst picks each player's equilibrium of the abstraction "
+                    "that guarantees most or least in the original game: no --against; for the payoff against "
+                    "a strategy use --no-shrink"
                 )
             if not self.lift:
-                raise OptionError("--select best on the shrink route needs the original game built: pass lift=True")
+                raise OptionError(
+                    f"--select {self.select} on the shrink route needs the original game built: pass lift=True"
+                )
         if self.compact is True and (self.algorithm != "lp" or self.eliminate_dominated):
             raise OptionError(
                 "compact is a form of the LP: it combines with neither a first-order algorithm nor eliminate_dominated"

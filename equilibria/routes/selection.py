@@ -10,16 +10,18 @@ equilibrium, certified as every answer is. The objective at the LP's own vertex 
 selected strategy is reported beside it.
 
 For an abstraction's equilibrium the objective can be what its strategy guarantees in the
-original game once lifted there (:func:`best_in_original`): the best of the abstraction's
-equilibrium strategies for the original game, as Ganzfried and Sandholm's Figure 2
-("Computing equilibria by incorporating qualitative models", 2010) needs. The worst is no
-LP (a guarantee is a minimum over the opponent's replies, concave in the strategy) and is
-not offered.
+original game once lifted there (:func:`best_in_original`): the best or the worst of the
+abstraction's equilibrium strategies for the original game, the range Ganzfried and
+Sandholm's Figure 2 ("Computing equilibria by incorporating qualitative models", 2010)
+needs. The best is one LP; the worst is no LP (a guarantee is a minimum over the
+opponent's replies, concave in the strategy) but one MILP, which may stop at its time
+limit with the range the worst lies in.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -135,6 +137,16 @@ def _solved_plan(
     return realization_plan(lp, solution.x)
 
 
+#: Seconds each player's worst-equilibrium MILP may take when the run has no time limit:
+#: the worst guarantee is a concave minimisation, and its MILP's bound closes slowly
+#: (Ganzfried and Sandholm's G_250 in 2 buckets: within 5e-3 of the worst in 30 s, not
+#: closed in 120 s). Stopped there, the answer is the worst strategy found, with the range
+#: the worst lies in.
+WORST_SECONDS = 60.0
+#: The share of a run's remaining time limit the two worst-equilibrium MILPs take.
+WORST_SHARE = 0.9
+
+
 def best_in_original(
     sf: SequenceForm,
     run: LPRun,
@@ -145,34 +157,87 @@ def best_in_original(
     constant: float,
     original_constant: float,
     time_limit: float | None = None,
+    select: str = "best",
 ) -> LPRun:
     """``run``, an equilibrium of the abstraction ``sf``, with each player's strategy
     replaced by the abstraction's equilibrium strategy whose lift to ``original_sf``
-    guarantees most there (:func:`~equilibria.formulations.sequence_form_lp.best_abstract_equilibrium_lp`;
-    ``lifts[p]`` takes player ``p``'s realization plans of ``sf`` to the original's),
-    certified again in the abstraction. The plan gives each player's guarantee in the
-    original game at the LP's vertex and at the selected strategy; ``constant`` and
+    guarantees most there (``select="best"``: one LP,
+    :func:`~equilibria.formulations.sequence_form_lp.best_abstract_equilibrium_lp`) or
+    least (``"worst"``: one MILP,
+    :func:`~equilibria.formulations.worst_abstract_equilibrium.worst_abstract_equilibrium_milp`,
+    within ``time_limit`` or :data:`WORST_SECONDS`; stopped there, the worst strategy it
+    found, and the range the worst guarantee lies in); ``lifts[p]`` takes player ``p``'s
+    realization plans of ``sf`` to the original's. Certified again in the abstraction.
+    The plan gives each player's guarantee in the original game at the LP's vertex and at
+    the selected strategy, measured by exact best responses there; ``constant`` and
     ``original_constant`` are what the payoffs add up to in each game."""
+    if select not in ("best", "worst"):
+        raise ValueError(f"select must be best or worst, not {select!r}")
     if run.status != Status.OPTIMAL:
-        return _not_selected(run, "best")
+        return _not_selected(run, select)
     values = (run.value, constant - run.value)
     behaviors, lines = [], []
+    # the worst MILPs share the time (a tenth kept for the certificates after them)
+    ends = None if time_limit is None else time.perf_counter() + WORST_SHARE * time_limit
     for p in (0, 1):
-        plan = _solved_plan(
-            partial(best_abstract_equilibrium_lp, sf, original_sf, lifts[p], values[p], player=p),
-            backend,
-            time_limit,
-            f"--select best: player {p + 1}'s best-equilibrium LP",
-            scale=max(1.0, abs(values[p])),  # its tolerance is absolute
-        )
+        if select == "best":
+            plan = _solved_plan(
+                partial(best_abstract_equilibrium_lp, sf, original_sf, lifts[p], values[p], player=p),
+                backend,
+                time_limit,
+                f"--select best: player {p + 1}'s best-equilibrium LP",
+                scale=max(1.0, abs(values[p])),  # its tolerance is absolute
+            )
+            bound = None
+        else:
+            share = None if ends is None else max((ends - time.perf_counter()) / (2 - p), 1e-3)
+            plan, bound = _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share)
         vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
         at_vertex, selected = (_guarantee(original_sf, p, lifts[p] @ x, original_constant) for x in (vertex, plan))
-        lines.append(
-            f"best equilibrium for player {p + 1}'s guarantee in the original game: {at_vertex:.6f} at the LP's "
+        line = (
+            f"{select} equilibrium for player {p + 1}'s guarantee in the original game: {at_vertex:.6f} at the LP's "
             f"vertex, {selected:.6f} selected"
         )
+        if bound is not None:
+            line += f" (the MILP stopped at its time limit: the worst lies in [{bound:.6f}, {selected:.6f}])"
+        lines.append(line)
         behaviors.append(behavior_from_realization(sf.players[p], plan))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
+
+
+def _worst_plan(
+    sf: SequenceForm,
+    original_sf: SequenceForm,
+    lift: sp.spmatrix,
+    value: float,
+    p: int,
+    backend: str,
+    time_limit: float | None,
+) -> tuple[np.ndarray, float | None]:
+    """Player ``p``'s worst-equilibrium MILP solved (a MILP backend: HiGHS unless SCIP or
+    Gurobi is named) within ``time_limit`` or :data:`WORST_SECONDS`: the plan it ends
+    with, and None when it is the worst, else the MILP's bound on the worst guarantee (in
+    player ``p``'s own payoffs of the original game, which are what it guarantees)."""
+    from ..formulations.worst_abstract_equilibrium import worst_abstract_equilibrium_milp
+
+    limit = WORST_SECONDS if time_limit is None else time_limit
+    engine = backend if backend in ("scip", "gurobi") else "highs"
+    for tolerance in FACE_TOLERANCES:
+        milp = worst_abstract_equilibrium_milp(
+            sf, original_sf, lift, value, player=p, tolerance=tolerance * max(1.0, abs(value))
+        )
+        solution = solve(milp, engine, time_limit=limit)
+        if solution.status != Status.INFEASIBLE:
+            break
+    what = f"--select worst: player {p + 1}'s worst-equilibrium MILP ended {solution.status}"
+    if solution.x is None:
+        raise SolveFailed(what + " without a strategy")
+    plan = realization_plan(milp, solution.x)
+    if solution.status == Status.OPTIMAL:
+        return plan, None
+    if solution.dual_objective is None:
+        raise SolveFailed(what + " without a bound")
+    return plan, float(solution.dual_objective)  # player p's own payoffs: its guarantee
 
 
 def _guarantee(sf: SequenceForm, p: int, plan: np.ndarray, constant: float) -> float:

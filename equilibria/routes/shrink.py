@@ -353,7 +353,7 @@ class GameShrinkLP(Steps):
             **rest,
         )
         original = None
-        if options.select is not None:  # validated: best, with lift
+        if options.select is not None:  # validated: with lift
             original = _original(report, times)
             remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
             run = _best_in_original(fg, run, original, options, times, remaining)
@@ -417,11 +417,13 @@ def _best_in_original(
     time_limit: float | None,
 ) -> Any:
     """``run`` with each player's strategy the shrunk game's equilibrium strategy that
-    guarantees most in the full game (timed as ``select``; each LP within ``time_limit``)."""
+    guarantees most (``--select best``) or least (``worst``) in the full game (timed as
+    ``select``; each program within ``time_limit``)."""
     game, osf = original
     sf = fg.sequence_form
     t0 = time.perf_counter()
-    with stage("selecting each player's equilibrium that guarantees most in the original game"):
+    most = "most" if options.select == "best" else "least"
+    with stage(f"selecting each player's equilibrium that guarantees {most} in the original game"):
         abstract = abstract_infosets(fg, game, osf)  # one map for both players
         lifts = [lift_matrix(fg, game, osf, p, abstract) for p in (0, 1)]
         run = best_in_original(
@@ -433,6 +435,7 @@ def _best_in_original(
             constant=check_two_player_zero_sum(sf, "--select"),
             original_constant=check_two_player_zero_sum(osf, "--select"),
             time_limit=time_limit,
+            select=options.select or "best",
         )
     times["select"] = time.perf_counter() - t0
     return run
