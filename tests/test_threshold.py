@@ -269,9 +269,15 @@ def test_exact_buckets_keep_the_deal_probabilities():
 def test_best_abstract_equilibrium_beats_the_lp_vertex(tmp_path):
     from research import qualitative_figure2
 
-    rows = qualitative_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5)
+    rows = qualitative_figure2.run(30, [3, 5], tmp_path, plot=False, vertices=5, worst_seconds=5)
     for r in rows:
         assert r["pi_worst_vertex_found"] - 1e-9 <= r["pi_lp_equilibrium"] <= r["pi_best_equilibrium"] + 1e-9
+        # the worst-equilibrium MILP's bound lies below every equilibrium's guarantee, its
+        # strategy's among them; solved to the end, its strategy is at most any vertex found
+        found, bound = r["pi_worst_milp_found"], r["pi_worst_milp_bound"]
+        assert bound - 1e-7 <= min(found, r["pi_worst_vertex_found"], r["pi_quasi_perfect"])
+        if r["worst_milp_status"] == "optimal":
+            assert found == pytest.approx(bound, abs=1e-7) and found <= r["pi_worst_vertex_found"] + 1e-7
         assert r["pi_best_equilibrium"] == pytest.approx(r["pi_best_lp_objective"], abs=1e-7)
         assert r["pi_best_equilibrium"] <= r["v_full"] + 1e-9
         # the quasi-perfect equilibrium is one of the abstraction's: the best bounds it
