@@ -188,18 +188,22 @@ def best_in_original(
                 f"--select best: player {p + 1}'s best-equilibrium LP",
                 scale=max(1.0, abs(values[p])),  # its tolerance is absolute
             )
-            bound = None
+            bound, engine = None, None
         else:
             share = None if ends is None else max((ends - time.perf_counter()) / (2 - p), 1e-3)
-            plan, bound = _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share)
+            plan, bound, engine = _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share)
         vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
         at_vertex, selected = (_guarantee(original_sf, p, lifts[p] @ x, original_constant) for x in (vertex, plan))
         line = (
-            f"{select} equilibrium for player {p + 1}'s guarantee in the original game: {at_vertex:.6f} at the LP's "
-            f"vertex, {selected:.6f} selected"
+            f"{select} equilibrium for player {p + 1}'s guarantee in the original game: {_six(at_vertex)} at the LP's "
+            f"vertex, {_six(selected)} selected"
         )
-        if bound is not None:
-            line += f" (the MILP stopped at its time limit: the worst lies in [{bound:.6f}, {selected:.6f}])"
+        if engine is not None:
+            line += f" (a MILP on {engine}" + (
+                ")"
+                if bound is None
+                else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(selected)}])"
+            )
         lines.append(line)
         behaviors.append(behavior_from_realization(sf.players[p], plan))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
@@ -213,11 +217,12 @@ def _worst_plan(
     p: int,
     backend: str,
     time_limit: float | None,
-) -> tuple[np.ndarray, float | None]:
+) -> tuple[np.ndarray, float | None, str]:
     """Player ``p``'s worst-equilibrium MILP solved (a MILP backend: HiGHS unless SCIP or
     Gurobi is named) within ``time_limit`` or :data:`WORST_SECONDS`: the plan it ends
     with, and None when it is the worst, else the MILP's bound on the worst guarantee (in
-    player ``p``'s own payoffs of the original game, which are what it guarantees)."""
+    player ``p``'s own payoffs of the original game, which are what it guarantees), and
+    the backend that solved it."""
     from ..formulations.worst_abstract_equilibrium import worst_abstract_equilibrium_milp
 
     limit = WORST_SECONDS if time_limit is None else time_limit
@@ -234,10 +239,15 @@ def _worst_plan(
         raise SolveFailed(what + " without a strategy")
     plan = realization_plan(milp, solution.x)
     if solution.status == Status.OPTIMAL:
-        return plan, None
+        return plan, None, engine
     if solution.dual_objective is None:
         raise SolveFailed(what + " without a bound")
-    return plan, float(solution.dual_objective)  # player p's own payoffs: its guarantee
+    return plan, float(solution.dual_objective), engine  # player p's own payoffs: its guarantee
+
+
+def _six(x: float) -> str:
+    """``x`` to six places, without the sign of a number that rounds to zero."""
+    return f"{x:.6f}" if abs(x) >= 5e-7 else f"{0.0:.6f}"
 
 
 def _guarantee(sf: SequenceForm, p: int, plan: np.ndarray, constant: float) -> float:
