@@ -103,13 +103,12 @@ def worst_abstract_equilibrium_milp(
     pick = sp.csr_matrix((np.ones(nw), (np.arange(nw), paying)), shape=(nw, ny))
     eye = sp.identity(nw, format="csr")
     eq = sp.csr_matrix(([1.0], ([0], [nr])), shape=(1, nr + nva))
-    none_y, none_w = sp.csr_matrix((base.num_rows, ny)), sp.csr_matrix((base.num_rows, nw))
     mat = sp.bmat(
         [
-            [base.A, none_y, none_w],
+            [base.A, None, None],
             [eq, None, None],
-            [None, Eo, sp.csr_matrix((Eo.shape[0], nw))],
-            [sp.csr_matrix((nw, nr + nva)), -sp.diags(lo) @ pick, eye],  # w - lo y >= 0
+            [None, Eo, None],
+            [None, -sp.diags(lo) @ pick, eye],  # w - lo y >= 0
             [sp.hstack([-Mp, sp.csr_matrix((nw, nva))]), -sp.diags(hi) @ pick, eye],  # w - M r - hi y >= -hi
         ],
         format="csc",

@@ -36,7 +36,7 @@ from ..models.best_response import certify
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
 from ..models.strategy import behavior_from_realization, realization_from_behavior
-from ..solvers import Status, solve
+from ..solvers import Solution, Status, solve
 from .run import LPRun
 
 #: The guarantee's slack below the value (relative), tried in turn: the value is a
@@ -121,17 +121,25 @@ def _not_selected(run: LPRun, select: str) -> LPRun:
     )
 
 
+def _face_solution(
+    build: Callable[..., LinearProgram], backend: str, time_limit: float | None, scale: float = 1.0
+) -> tuple[LinearProgram, Solution]:
+    """The program ``build(tolerance=...)`` and its solution, the tolerances of
+    :data:`FACE_TOLERANCES` (times ``scale``) tried in turn while it is infeasible."""
+    for tolerance in FACE_TOLERANCES:
+        program = build(tolerance=tolerance * scale)
+        solution = solve(program, backend if backend != "auto" else "highs", time_limit=time_limit)
+        if solution.status != Status.INFEASIBLE:
+            break
+    return program, solution
+
+
 def _solved_plan(
     build: Callable[..., LinearProgram], backend: str, time_limit: float | None, what: str, scale: float = 1.0
 ) -> np.ndarray:
-    """The realization plan solving ``build(tolerance=...)``, the tolerances of
-    :data:`FACE_TOLERANCES` (times ``scale``) tried in turn while the LP is infeasible;
+    """The realization plan solving ``build(tolerance=...)`` (:func:`_face_solution`);
     SolveFailed naming ``what`` when none is solved."""
-    for tolerance in FACE_TOLERANCES:
-        lp = build(tolerance=tolerance * scale)
-        solution = solve(lp, backend if backend != "auto" else "highs", time_limit=time_limit)
-        if solution.status != Status.INFEASIBLE:
-            break
+    lp, solution = _face_solution(build, backend, time_limit, scale)
     if solution.status != Status.OPTIMAL or solution.x is None:
         raise SolveFailed(f"{what} ended {solution.status}")
     return realization_plan(lp, solution.x)
@@ -225,15 +233,13 @@ def _worst_plan(
     the backend that solved it."""
     from ..formulations.worst_abstract_equilibrium import worst_abstract_equilibrium_milp
 
-    limit = WORST_SECONDS if time_limit is None else time_limit
     engine = backend if backend in ("scip", "gurobi") else "highs"
-    for tolerance in FACE_TOLERANCES:
-        milp = worst_abstract_equilibrium_milp(
-            sf, original_sf, lift, value, player=p, tolerance=tolerance * max(1.0, abs(value))
-        )
-        solution = solve(milp, engine, time_limit=limit)
-        if solution.status != Status.INFEASIBLE:
-            break
+    milp, solution = _face_solution(
+        partial(worst_abstract_equilibrium_milp, sf, original_sf, lift, value, player=p),
+        engine,
+        WORST_SECONDS if time_limit is None else time_limit,
+        scale=max(1.0, abs(value)),  # its tolerance is absolute
+    )
     what = f"--select worst: player {p + 1}'s worst-equilibrium MILP ended {solution.status}"
     if solution.x is None:
         raise SolveFailed(what + " without a strategy")

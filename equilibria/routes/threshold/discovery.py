@@ -709,23 +709,16 @@ def _repaired_program(
     remaining = left()
     if remaining is not None and remaining < PROGRAM_LEAST_SECONDS:
         return None
-    try:
-        answer = solve_near(game, near, thresholds, epsilon, time_limit=remaining)
-    except (ModelError, SolveFailed) as exc:  # no solution in the box, or none in time
-        found.attempts.append(
-            {
-                **seeded,
-                "change": "threshold program near the equations' solution",
-                "regions": [len(r) for r in near.regions],
-                "outcome": f"not solved: {exc}",
-            }
-        )
-        return None
     record = {
         **seeded,
         "change": "threshold program near the equations' solution",
         "regions": [len(r) for r in near.regions],
     }
+    try:
+        answer = solve_near(game, near, thresholds, epsilon, time_limit=remaining)
+    except (ModelError, SolveFailed) as exc:  # no solution in the box, or none in time
+        found.attempts.append({**record, "outcome": f"not solved: {exc}"})
+        return None
     return answer if keep(near, answer, record) else None
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import least_squares
 
-from ...models.bayesian import BayesianGame
-from ...models.threshold_best_response import best_response, indifference_residuals, threshold_exploitability
+from ...models.bayesian import BayesianGame, exploitability_summary
+from ...models.threshold_best_response import best_response, indifference_residuals
 
 #: Most models solved in one repair.
 STEPS = 6
@@ -120,17 +120,32 @@ def solve_equations(
     return split(fit.x), float(np.abs(fit.fun).max(initial=0.0))
 
 
-def largest_gain(
+Gain = tuple[float, int, float, float, int]
+
+
+def certified(
     game: BayesianGame, plans: Sequence[Sequence[int]], thresholds: Sequence[Sequence[float]]
-) -> tuple[float, int, float, float, int] | None:
-    """(gain, player, start, stop, plan) of the interval where a player gains most by
-    deviating, by exact best responses; None when no interval gains :data:`GAIN`."""
-    best = None
+) -> tuple[float, Gain | None]:
+    """The profile's exact NashConv and (gain, player, start, stop, plan) of the interval
+    where a player gains most by deviating (None when no interval gains :data:`GAIN`),
+    from one exact best response per player."""
+    payoffs, values, best = [], [], None
     for p in range(game.num_players):
-        for run in best_response(game, p, plans, thresholds)[2]:
+        u, b, intervals = best_response(game, p, plans, thresholds)
+        payoffs.append(u)
+        values.append(max(b, u))  # as threshold_exploitability: rounding aside
+        for run in intervals:
             if run.plan != run.played and run.gain > GAIN and (best is None or run.gain > best[0]):
                 best = (run.gain, p, run.start, run.stop, run.plan)
-    return best
+    return float(exploitability_summary(payoffs, values)["nash_conv"]), best
+
+
+def largest_gain(
+    game: BayesianGame, plans: Sequence[Sequence[int]], thresholds: Sequence[Sequence[float]]
+) -> Gain | None:
+    """(gain, player, start, stop, plan) of the interval where a player gains most by
+    deviating, by exact best responses; None when no interval gains :data:`GAIN`."""
+    return certified(game, plans, thresholds)[1]
 
 
 def repair(
@@ -159,7 +174,7 @@ def repair(
         thresholds, residual = solve_equations(game, plans, thresholds)
         for p in range(game.num_players):
             plans[p], thresholds[p] = _normalised(plans[p], thresholds[p], low, high)
-        nash_conv = float(threshold_exploitability(game, plans, thresholds)["nash_conv"])
+        nash_conv, gain = certified(game, plans, thresholds)
         records.append(
             {
                 "step": step,
@@ -176,7 +191,6 @@ def repair(
         if (solved and nash_conv <= target) or key in seen:
             break
         seen.add(key)
-        gain = largest_gain(game, plans, thresholds)
         last = time.perf_counter() - began
         if gain is None:
             break
@@ -189,4 +203,4 @@ def repair(
     return best
 
 
-__all__ = ["Repaired", "largest_gain", "repair", "solve_equations"]
+__all__ = ["Repaired", "certified", "largest_gain", "repair", "solve_equations"]
