@@ -6,11 +6,13 @@ non-empty sequence ``s``: a player's own trembles are rows of its LP, the oppone
 the inner minimum, whose dual gains one non-negative column per opponent sequence.
 
 Unlike the quasi-perfect perturbation (bounds on the weights alone), ``eps`` stands in the
-matrix here, so a basis's answer is a rational function of ``eps``, not a polynomial; the
-LP is solved at the stated ``eps``.
+matrix here: the matrix is ``M0 + eps * M1`` (:func:`extensive_form_pencil`), so a basis's
+answer is a rational function of ``eps``, not a polynomial.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,6 +38,22 @@ def extensive_form_perturbed_lp(sf: SequenceForm, p: int, eps: float) -> LinearP
     duals of the opponent's, ``>= 0``) added to :func:`sequence_form_lp`'s."""
     if not 0 < eps < 1:
         raise ValueError(f"eps must lie in (0, 1), not {eps}")
+    return _perturbed_lp(sf, p, eps)
+
+
+def extensive_form_pencil(sf: SequenceForm, p: int) -> tuple[LinearProgram, sp.csc_matrix]:
+    """Player ``p``'s perturbed LP as a pencil: the LP at ``eps = 0`` (its tremble rows
+    ``x[s] >= 0``) and ``M1``, the matrix's change per unit of ``eps``; the bounds, the
+    rows' sides and the objective do not move."""
+    at_zero, at_one = _perturbed_lp(sf, p, 0.0), _perturbed_lp(sf, p, 1.0)
+    slope = sp.csc_matrix(at_one.A - at_zero.A)
+    slope.eliminate_zeros()
+    zero = sp.csc_matrix(at_zero.A)
+    zero.eliminate_zeros()
+    return dataclasses.replace(at_zero, A=zero), slope
+
+
+def _perturbed_lp(sf: SequenceForm, p: int, eps: float) -> LinearProgram:
     base = sequence_form_lp(sf, p)
     o = 1 - p
     own = _trembles(sf, p, eps)
@@ -66,4 +84,4 @@ def extensive_form_perturbed_lp(sf: SequenceForm, p: int, eps: float) -> LinearP
     )
 
 
-__all__ = ["extensive_form_perturbed_lp"]
+__all__ = ["extensive_form_pencil", "extensive_form_perturbed_lp"]

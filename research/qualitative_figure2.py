@@ -54,7 +54,7 @@ def run(
     from equilibria.models.bayesian import plans_from_behavior
     from equilibria.models.sequence import SequenceForm
     from equilibria.models.strategy import behavior_from_realization
-    from equilibria.routes.refinement import quasi_perfect
+    from equilibria.routes.quasi_perfect import quasi_perfect
     from equilibria.solvers import solve
 
     full = load_bayesian(f"generalized_kuhn:cards={n}").finite_game()

@@ -16,7 +16,7 @@ import pytest
 import equilibria
 from equilibria.models.efg_io import parse_efg
 from equilibria.models.sequence import SequenceForm
-from equilibria.routes.refinement import quasi_perfect, sequential_violations
+from equilibria.routes.quasi_perfect import quasi_perfect, sequential_violations
 
 # player 1 goes in or out; in, player 2 answers l (player 1 then chooses, "bad" or
 # "good") or r (player 1 loses 3): player 2 answers r, so player 1 goes out

@@ -76,15 +76,16 @@ class LPOptions(RouteOptions):
         default=None,
         metadata={
             "help": "quasi-perfect: the limit of Miltersen and Sorensen's perturbed LP, taken exactly, checked "
-            "for sequential best responses at every information set, reached or not; ef-perfect: Farina and "
-            "Gatti's extensive-form perturbation, at --perturbation EPS"
+            "for sequential best responses at every information set, reached or not; ef-perfect: the limit of "
+            "Farina and Gatti's extensive-form perturbation, taken exactly, checked for best responses in the "
+            "perturbed games at every information set"
         },
     )
     perturbation: float | None = field(
         default=None,
         metadata={
-            "help": "with --refine: the equilibrium of the perturbed game at this eps (trembles of eps to a "
-            "sequence's length), not the limit; a sweep axis",
+            "help": "with --refine: the equilibrium of the perturbed game at this eps (quasi-perfect: trembles of "
+            "eps to a sequence's length; ef-perfect: of eps at every information set), not the limit; a sweep axis",
             "range": "positive",
         },
     )
@@ -131,11 +132,6 @@ class LPOptions(RouteOptions):
             raise OptionError(f"--refine is a form of the LP's answer: it does not combine with {other}")
         if self.perturbation is not None and (self.refine is None or self.perturbation >= 1):
             raise OptionError("--perturbation is the eps of --refine's perturbed LP: give --refine, and an eps below 1")
-        if self.refine == "ef-perfect" and self.perturbation is None:
-            raise OptionError(
-                "--refine ef-perfect is solved at a stated --perturbation EPS: its perturbation puts eps into the "
-                "LP's matrix, and its exact limit is not computed"
-            )
         if self.against is not None and self.select is None:
             raise OptionError("--against names what --select best|worst plays against: give --select too")
         if self.select is not None and self.target_exploitability is not None:

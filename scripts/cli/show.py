@@ -17,7 +17,7 @@ def print_equilibrium(answer: Any) -> None:
     else:
         what = "payoffs " + ", ".join(f"{fixed(v, 9)}" for v in answer.payoffs or [])
     plan = list(answer.plan or [])
-    refined = "; quasi-perfect" if any(line.startswith("quasi-perfect") for line in plan) else ""
+    refined = next((f"; {r}" for r in REFINEMENTS for line in plan if line.startswith(r)), "")
     print(
         f"equilibrium     {what}; NashConv {answer.nash_conv:.3e} (exact best responses){refined}; "
         f"{answer.route} route, {answer.status} ({answer.backend})"
@@ -30,8 +30,11 @@ def print_equilibrium(answer: Any) -> None:
 SHOW_TIME_LIMIT_HELP = "seconds for the solver (general-sum and 3+ player games: default 60)"
 REFINE_HELP = (
     "two-player zero-sum games: quasi-perfect (default; sound advice off the path of play, from the LP of the "
-    "game's tree) or vertex (the LP's own optimal vertex, by the route solve chooses)"
+    "game's tree), ef-perfect (guarding against the player's own trembles too) or vertex (the LP's own optimal "
+    "vertex, by the route solve chooses)"
 )
+#: The refinements ``show`` and ``play`` offer, as their plan lines begin.
+REFINEMENTS = ("quasi-perfect", "ef-perfect")
 
 
 def _refinement(args: argparse.Namespace) -> str | None:
@@ -132,7 +135,7 @@ def add_show(sub: Any) -> None:
     )
     p.add_argument("--backend", type=text_type, default=None, help="solver (default highs; scip for 3+ players)")
     p.add_argument("--time-limit", type=number_type("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
-    p.add_argument("--refine", choices=("quasi-perfect", "vertex"), default="quasi-perfect", help=REFINE_HELP)
+    p.add_argument("--refine", choices=(*REFINEMENTS, "vertex"), default="quasi-perfect", help=REFINE_HELP)
     p.add_argument("--json", action="store_true", help="the tables as JSON")
     p.set_defaults(func=cmd_show)
 
@@ -146,5 +149,5 @@ def add_play(sub: Any) -> None:
     p.add_argument("--hands", type=number_type("count"), default=5, help="hands to play (default 5)")
     p.add_argument("--backend", type=text_type, default=None, help="solver (default highs; scip for 3+ players)")
     p.add_argument("--time-limit", type=number_type("positive"), default=None, help=SHOW_TIME_LIMIT_HELP)
-    p.add_argument("--refine", choices=("quasi-perfect", "vertex"), default="quasi-perfect", help=REFINE_HELP)
+    p.add_argument("--refine", choices=(*REFINEMENTS, "vertex"), default="quasi-perfect", help=REFINE_HELP)
     p.set_defaults(func=cmd_play, interactive=True)
