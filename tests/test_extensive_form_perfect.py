@@ -66,7 +66,13 @@ def test_the_check_finds_a_player_who_ignores_its_own_trembles():
 
 
 @pytest.mark.parametrize(
-    "game, value", [("kuhn", -1 / 18), ("kuhn_rules:cards=8", -1 / 16), ("liars_dice:sides=2", None)]
+    "game, value",
+    [
+        ("kuhn", -1 / 18),
+        ("kuhn_rules:cards=8", -1 / 16),
+        ("liars_dice:sides=2", None),
+        pytest.param("leduc", -0.085606424078, marks=pytest.mark.slow),
+    ],
 )
 def test_ef_perfect_answers_keep_the_value_and_are_certified(game, value):
     refined = equilibria.solve(game, "lp", refine="ef-perfect")

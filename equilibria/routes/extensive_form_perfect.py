@@ -9,12 +9,16 @@ players. That puts ``eps`` into the LP's matrix, which is ``M0 + eps * M1``
 For a basis ``B(eps) = B0 + eps * B1`` whose ``B0`` is nonsingular, the basic values
 and the reduced costs are rational functions of ``eps`` analytic at zero: their Taylor
 coefficients come from one factorization of ``B0``, one triangular solve per power
-(``B0 u_k = r_k - B1 u_(k-1)``). As Farina, Gatti and Sandholm do ("Practical exact
-algorithm for trembling-hand equilibrium refinements in games", 2018), the simplex's
-basis at one ``eps`` is kept if it is optimal for every small enough ``eps``: every basic
-value's slack to its bounds and every reduced cost's sign is read from its first nonzero
-coefficient; otherwise ``eps`` is made smaller. :data:`TERMS` coefficients are
-computed; a function whose first :data:`TERMS` coefficients all vanish is taken as zero.
+(``B0 u_k = r_k - B1 u_(k-1)``). Where ``B0`` is singular (or so nearly that its LU
+factors have a pivot :data:`SINGULAR` times the largest), column operations through its
+null space make it nonsingular first, and the series gain powers below zero
+(:class:`_Pencil`). As Farina, Gatti and Sandholm do ("Practical exact algorithm for
+trembling-hand equilibrium refinements in games", 2018), the simplex's basis at one
+``eps`` is kept if it is optimal for every small enough ``eps``: every basic value's
+slack to its bounds and every reduced cost's sign is read from its first nonzero
+coefficient; otherwise ``eps`` is made smaller. The deepest sequence's length plus
+:data:`TERMS` powers are computed; a function whose coefficients all vanish there is
+taken as zero.
 
 The limit behaviour strategy is read from the plans' coefficients as for the
 quasi-perfect equilibrium (:func:`~equilibria.routes.quasi_perfect.limit_behavior`), and
@@ -48,10 +52,13 @@ TERMS = 8
 FIRST_BOUND = 1e-6
 SHRINK = 4.0
 ATTEMPTS = 6
-#: Two actions' values differ at a power where they differ by more than this, relative to
-#: that power's largest value; powers up to twice the player's depth are compared (the
-#: division of series by series loses about a digit per power).
-VALUE_TOLERANCE = 1e-6
+#: Two actions' values differ at power ``k`` where they differ by more than
+#: ``VALUE_TOLERANCE * LOST**k`` relative to that power's largest value: each power of the
+#: series is solved from the one before and divided by another series, and on Leduc
+#: hold'em values tied in exact arithmetic differ by 1e-7 at power 4, 2e-5 at power 5 and
+#: 3e-3 at power 6. Powers up to one more than the player's depth are compared.
+VALUE_TOLERANCE = 1e-9
+LOST = 10.0
 #: The basis's series summed at the eps it was found at must give the simplex's answer
 #: to this (relative): a guard on the reductions and the truncation.
 AGREEMENT = 1e-6
@@ -110,6 +117,9 @@ class _Pencil:
 #: dense null spaces, for bases of at most this many rows, at most this many times.
 DENSE_ROWS = 3000
 MAX_REDUCTIONS = 12
+#: A leading matrix whose LU factors have a pivot this much smaller than the largest is
+#: taken as singular: its series would grow by about the inverse of that ratio per power.
+SINGULAR = 1e-10
 
 
 def _pencil(lead: sp.csc_matrix, slope: sp.csc_matrix) -> _Pencil | None:
@@ -118,12 +128,18 @@ def _pencil(lead: sp.csc_matrix, slope: sp.csc_matrix) -> _Pencil | None:
     steps: list[tuple[np.ndarray, np.ndarray]] = []
     for _ in range(MAX_REDUCTIONS + 1):
         try:
-            return _Pencil(lead, slope, steps, splu(lead))
+            lu = splu(lead)
+            pivots = np.abs(lu.U.diagonal())
+            if pivots.min(initial=1.0) > SINGULAR * pivots.max(initial=1.0):
+                return _Pencil(lead, slope, steps, lu)
         except RuntimeError:  # singular at eps = 0
             pass
         if lead.shape[0] > DENSE_ROWS:
             return None
-        null = scipy.linalg.null_space(lead.toarray())
+        try:
+            null = scipy.linalg.null_space(lead.toarray(), rcond=SINGULAR)
+        except np.linalg.LinAlgError:  # the SVD did not converge
+            return None
         if null.shape[1] == 0:
             return None
         columns = scipy.linalg.qr(null.T, pivoting=True, mode="r")[1][: null.shape[1]]
@@ -289,16 +305,16 @@ def perturbed_best_response_violations(
     ones = np.ones(tp.num_sequences)
     below = np.array([tp.expected_values(ones, row)[0] for row in earned])
     depth = int(sequence_lengths(sf, p).max(initial=0))
-    values = _significant(_divide(below[:, 1:], own_plan[:, 1:], min(terms - depth - 1, 2 * depth + 2)))
+    values = _significant(_divide(below[:, 1:], own_plan[:, 1:], min(terms - depth - 1, depth + 2)))
     parents = tp.parent_sequence[tp.sequence_infoset]
     excess = own_plan[:, 1:].copy()
     excess[1:] -= own_plan[:-1, parents]
     played = (_significant(excess) != 0).any(axis=0)
     tied = np.ones(tp.num_sequences - 1, dtype=bool)
     worse = np.zeros_like(tied)
-    for row in values:
+    for power, row in enumerate(values):
         best = np.maximum.reduceat(np.where(tied, row, -np.inf), tp.first_sequence - 1)[tp.sequence_infoset]
-        lower = tied & (row < best - VALUE_TOLERANCE * max(1.0, float(np.abs(row).max())))
+        lower = tied & (row < best - VALUE_TOLERANCE * LOST**power * max(1.0, float(np.abs(row).max())))
         worse |= lower
         tied &= ~lower
     bad = np.unique(tp.sequence_infoset[worse & played])
