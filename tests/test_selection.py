@@ -224,13 +224,16 @@ def test_select_worst_on_an_abstraction_is_the_worst_guarantee_of_its_equilibria
 def test_select_worst_stopped_at_its_time_limit_gives_the_range_of_the_worst():
     # Leduc with three ranks (GameShrink threshold 0.5): the MILP's bound closes slowly,
     # so within 6 s it answers the worst strategy found and the range the worst lies in;
-    # the strategy found is still an equilibrium of the abstraction, certified there
+    # the strategy found is still an equilibrium of the abstraction, certified there, and
+    # never guarantees more than the LP's vertex, an equilibrium the MILP had to beat
     worst = equilibria.solve("leduc:ranks=3", "shrink", threshold=0.5, lift=True, select="worst", time_limit=6)
     assert worst.abstract_exploitability <= 1e-9
     for line in (line for line in worst.plan if "in the original game" in line):
+        vertex = float(line.split(": ")[1].split()[0])
         found = float(line.split(", ")[1].split()[0])
-        low, high = (float(x) for x in line.split("lies in [")[1].rstrip("])").split(", "))
+        low, high = (float(x) for x in line.split("lies in [")[1].split("]")[0].split(", "))
         assert low <= high == pytest.approx(found, abs=1e-6)
+        assert found <= vertex + 1e-6
 
 
 def test_the_command_line_selects_on_an_abstraction():

@@ -202,16 +202,21 @@ def best_in_original(
             plan, bound, engine = _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share)
         vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
         at_vertex, selected = (_guarantee(original_sf, p, lifts[p] @ x, original_constant) for x in (vertex, plan))
+        kept = select == "worst" and at_vertex < selected
+        if kept:  # the MILP stopped at a strategy that guarantees more than one it had to beat
+            plan, selected = vertex, at_vertex
         line = (
             f"{select} equilibrium for player {p + 1}'s guarantee in the original game: {_six(at_vertex)} at the LP's "
             f"vertex, {_six(selected)} selected"
         )
         if engine is not None:
-            line += f" (a MILP on {engine}" + (
-                ")"
+            note = "; the LP's vertex guarantees less than the strategy it ended with" if kept else ""
+            stopped = (
+                ""
                 if bound is None
-                else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(selected)}])"
+                else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(selected)}]"
             )
+            line += f" (a MILP on {engine}{stopped}{note})"
         lines.append(line)
         behaviors.append(behavior_from_realization(sf.players[p], plan))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
