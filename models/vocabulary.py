@@ -16,8 +16,9 @@ Algorithm = Literal["lp", "double-oracle", FirstOrderAlgorithm]
 Device = Literal["numpy", "cpu", "cuda", "auto"]
 #: Refinements of a zero-sum game's equilibrium the LP route computes exactly.
 Refinement = Literal["quasi-perfect", "ef-perfect"]
-#: Which of a zero-sum game's equilibria the LP route answers with, for a stated objective.
-Selection = Literal["best", "worst"]
+#: Which of a zero-sum game's equilibria the LP route answers with, for a stated objective
+#: (range: the vertex, with the range of the objective the equilibria span).
+Selection = Literal["best", "worst", "range"]
 #: GameShrink's merge rules: the project's lossless one, the paper's as published (not
 #: lossless), and none (the full game built from its signals).
 ShrinkRule = Literal["lossless", "published", "none"]

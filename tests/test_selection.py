@@ -1,5 +1,6 @@
-"""--select best|worst: the best or the worst equilibrium for each player's payoff against a
-stated strategy, by one LP over the player's optimal face.
+"""--select best|worst|range: the best or the worst equilibrium for each player's payoff
+against a stated strategy, by one LP over the player's optimal face, or the range of
+payoffs they span.
 
 Kuhn poker's first player has a one-parameter family of equilibrium strategies (Kuhn,
 "A simplified two-person poker", 1950): bet the jack with probability a in [0, 1/3], the
@@ -119,7 +120,7 @@ def test_leduc_selection_keeps_the_published_value_and_orders_the_objective():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["kuhn", "--against", "x.csv"], "--against names what --select best|worst plays against"),
+        (["kuhn", "--against", "x.csv"], "--against names what --select best|worst|range plays against"),
         (["kuhn", "--select", "best", "--algorithm", "cfr+", "--iterations", "5"], "--select works on the LP"),
         (["kuhn", "--select", "best", "--eliminate-dominated"], "--select works on the LP"),
         (["kuhn", "--select", "best", "--against", "no-such-file.csv"], "no-such-file.csv"),
@@ -219,6 +220,40 @@ def test_select_worst_on_an_abstraction_is_the_worst_guarantee_of_its_equilibria
     best = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True, select="best")
     low_b, high_b = best.value_bounds
     assert -high_b - reported[1] > 0.3  # player 2's equilibria span a third of a chip
+
+
+def _range(answer, what):
+    """Per player, the (low, high, vertex) of a ``--select range`` line about ``what``."""
+    out = []
+    for line in (line for line in answer.plan if line.startswith("equilibria for") and what in line):
+        low, high = line.split(": from ")[1].split(",")[0].split(" to ")
+        out.append((float(low), float(high), float(line.split(", ")[1].split()[0])))
+    return out
+
+
+def test_select_range_spans_kuhns_family_and_keeps_the_vertex():
+    # against the uniform player the first player's equilibria earn 1/18 + a/3, a in [0, 1/3]
+    vertex = equilibria.solve("kuhn", "lp")
+    spanned = equilibria.solve("kuhn", "lp", select="range")
+    (low, high, at_vertex), _ = _range(spanned, "against uniform play")
+    assert (low, high) == pytest.approx((1 / 18, 1 / 6), abs=1e-6)  # printed to six places
+    assert low - 1e-6 <= at_vertex <= high + 1e-6
+    for a, b in zip(vertex.behaviors, spanned.behaviors):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_select_range_on_an_abstraction_is_the_worst_and_the_best_guarantee():
+    # Kuhn poker with the jack and the queen merged: the ends are the worst MILP's (checked
+    # against every opponent pure plan) and the best LP's, and the answer is the vertex
+    spanned = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True, select="range")
+    vertex = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True)
+    best = equilibria.solve("kuhn", "shrink", threshold=1.0, lift=True, select="best")
+    ends = _range(spanned, "in the original game")
+    assert [low for low, _, _ in ends] == pytest.approx([_worst_by_enumeration(vertex, p) for p in (0, 1)], abs=1e-6)
+    assert [high for _, high, _ in ends] == pytest.approx([best.value_bounds[0], -best.value_bounds[1]], abs=1e-6)
+    assert ends[1][1] - ends[1][0] == pytest.approx(1 / 3, abs=1e-6)  # player 2: from -1/3 to 0
+    assert spanned.value_bounds == pytest.approx(vertex.value_bounds, abs=1e-12)
+    assert [v for _, _, v in ends] == pytest.approx([vertex.value_bounds[0], -vertex.value_bounds[1]], abs=1e-6)
 
 
 def test_select_worst_stopped_at_its_time_limit_gives_the_range_of_the_worst():

@@ -95,7 +95,8 @@ class LPOptions(RouteOptions):
             "help": "the best or the worst of the equilibria for each player's payoff against --against (default: "
             "the uniform strategy), by one more LP over the player's optimal face; with --shrink: by the "
             "guarantee in the original game (best: an LP; worst: a MILP, within the time limit or 60 s, "
-            "stopped there with the range the worst lies in); unset: the LP's own vertex"
+            "stopped there with the range the worst lies in); range: both, reported beside the LP's own "
+            "vertex, which is the answer; unset: the LP's own vertex"
         },
     )
     against: str | None = field(
@@ -133,7 +134,7 @@ class LPOptions(RouteOptions):
         if self.perturbation is not None and (self.refine is None or self.perturbation >= 1):
             raise OptionError("--perturbation is the eps of --refine's perturbed LP: give --refine, and an eps below 1")
         if self.against is not None and self.select is None:
-            raise OptionError("--against names what --select best|worst plays against: give --select too")
+            raise OptionError("--against names what --select best|worst|range plays against: give --select too")
         if self.select is not None and self.target_exploitability is not None:
             raise OptionError(
                 "--select works on the optimal face of the LP solved to its end: it does not combine with "
@@ -196,7 +197,7 @@ class ShrinkOptions(LPOptions):
             # on an abstraction --select chooses by the guarantee in the original game
             if self.against is not None:
                 raise OptionError(
-                    "on the shrink route --select best|worst picks each player's equilibrium of the abstraction "
+                    "on the shrink route --select best|worst|range picks each player's equilibrium of the abstraction "
                     "that guarantees most or least in the original game: no --against; for the payoff against "
                     "a strategy use --no-shrink"
                 )

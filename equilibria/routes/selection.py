@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -42,17 +41,6 @@ from .run import LPRun
 #: The guarantee's slack below the value (relative), tried in turn: the value is a
 #: solver's, and a face held at it to the last digits can be infeasible by them.
 FACE_TOLERANCES = (1e-12, 1e-9)
-
-
-@dataclass(frozen=True)
-class Selected:
-    """One player's selection: the objective at the LP's vertex and at the selected
-    equilibrium strategy."""
-
-    player: int
-    against: str
-    at_vertex: float
-    selected: float
 
 
 def opponent_strategies(sf: SequenceForm, against: str | None, game_name: str) -> list[tuple[np.ndarray, str]]:
@@ -83,33 +71,41 @@ def select_equilibrium(
 ) -> LPRun:
     """``run`` with each player's strategy replaced by the ``select`` (``best`` or
     ``worst``) of its equilibrium strategies for the payoff against ``against`` (see the
-    module), certified again; the plan says what was selected and the objective's values."""
-    if select not in ("best", "worst"):
-        raise ValueError(f"select must be best or worst, not {select!r}")
+    module), certified again; the plan says what was selected and the objective's values.
+    ``range``: both are solved, the plan gives the range of payoffs the equilibria span,
+    and ``run``'s strategies stay."""
+    if select not in ("best", "worst", "range"):
+        raise ValueError(f"select must be best, worst or range, not {select!r}")
     if run.status != Status.OPTIMAL:
         return _not_selected(run, select)
     opponents = opponent_strategies(sf, against, game_name)
     values = (run.value, constant - run.value)
-    behaviors, chosen = [], []
+    behaviors, lines = [], []
     for p in (0, 1):
         o = 1 - p
         plan_o = realization_from_behavior(sf.players[o], opponents[o][0])
         payoff = sf.payoff_matrix(p)
         objective = payoff @ plan_o if p == 0 else payoff.T @ plan_o
-        plan = _solved_plan(
-            partial(optimal_face_lp, sf, p, values[p], objective, maximize=select == "best"),
-            backend,
-            time_limit,
-            f"--select {select}: player {p + 1}'s optimal-face LP",
+        ends = {}
+        for side in ("best", "worst") if select == "range" else (select,):
+            ends[side] = _solved_plan(
+                partial(optimal_face_lp, sf, p, values[p], objective, maximize=side == "best"),
+                backend,
+                time_limit,
+                f"--select {select}: player {p + 1}'s optimal-face LP",
+            )
+        at_vertex = float(objective @ realization_from_behavior(sf.players[p], run.behaviors[p]))
+        what = f"player {p + 1}'s payoff against {opponents[o][1]}"
+        if select == "range":
+            low, high = float(objective @ ends["worst"]), float(objective @ ends["best"])
+            lines.append(f"equilibria for {what}: from {low:.6f} to {high:.6f}, {at_vertex:.6f} at the LP's vertex")
+            behaviors.append(run.behaviors[p])
+            continue
+        lines.append(
+            f"{select} equilibrium for {what}: {at_vertex:.6f} at the LP's vertex, "
+            f"{float(objective @ ends[select]):.6f} selected"
         )
-        mine = realization_from_behavior(sf.players[p], run.behaviors[p])
-        chosen.append(Selected(p, opponents[o][1], float(objective @ mine), float(objective @ plan)))
-        behaviors.append(behavior_from_realization(sf.players[p], plan))
-    lines = [
-        f"{select} equilibrium for player {s.player + 1}'s payoff against {s.against}: {s.at_vertex:.6f} at the "
-        f"LP's vertex, {s.selected:.6f} selected"
-        for s in chosen
-    ]
+        behaviors.append(behavior_from_realization(sf.players[p], ends[select]))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
 
 
@@ -174,13 +170,15 @@ def best_in_original(
     least (``"worst"``: one MILP,
     :func:`~equilibria.formulations.worst_abstract_equilibrium.worst_abstract_equilibrium_milp`,
     within ``time_limit`` or :data:`WORST_SECONDS`; stopped there, the worst strategy it
-    found, and the range the worst guarantee lies in); ``lifts[p]`` takes player ``p``'s
+    found, and the range the worst guarantee lies in); ``"range"``: both, the plan giving
+    the range of guarantees the abstraction's equilibria span, ``run``'s strategies kept;
+    ``lifts[p]`` takes player ``p``'s
     realization plans of ``sf`` to the original's. Certified again in the abstraction.
     The plan gives each player's guarantee in the original game at the LP's vertex and at
     the selected strategy, measured by exact best responses there; ``constant`` and
     ``original_constant`` are what the payoffs add up to in each game."""
-    if select not in ("best", "worst"):
-        raise ValueError(f"select must be best or worst, not {select!r}")
+    if select not in ("best", "worst", "range"):
+        raise ValueError(f"select must be best, worst or range, not {select!r}")
     if run.status != Status.OPTIMAL:
         return _not_selected(run, select)
     values = (run.value, constant - run.value)
@@ -188,38 +186,56 @@ def best_in_original(
     # the worst MILPs share the time (a tenth kept for the certificates after them)
     ends = None if time_limit is None else time.perf_counter() + WORST_SHARE * time_limit
     for p in (0, 1):
-        if select == "best":
-            plan = _solved_plan(
+        vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
+        at_vertex = _guarantee(original_sf, p, lifts[p] @ vertex, original_constant)
+        plans: dict[str, np.ndarray] = {}
+        if select in ("best", "range"):
+            plans["best"] = _solved_plan(
                 partial(best_abstract_equilibrium_lp, sf, original_sf, lifts[p], values[p], player=p),
                 backend,
                 time_limit,
-                f"--select best: player {p + 1}'s best-equilibrium LP",
+                f"--select {select}: player {p + 1}'s best-equilibrium LP",
                 scale=max(1.0, abs(values[p])),  # its tolerance is absolute
             )
-            bound, engine = None, None
-        else:
+        milp = ""
+        if select in ("worst", "range"):
             share = None if ends is None else max((ends - time.perf_counter()) / (2 - p), 1e-3)
-            plan, bound, engine = _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share)
-        vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
-        at_vertex, selected = (_guarantee(original_sf, p, lifts[p] @ x, original_constant) for x in (vertex, plan))
-        kept = select == "worst" and at_vertex < selected
-        if kept:  # the MILP stopped at a strategy that guarantees more than one it had to beat
-            plan, selected = vertex, at_vertex
-        line = (
-            f"{select} equilibrium for player {p + 1}'s guarantee in the original game: {_six(at_vertex)} at the LP's "
-            f"vertex, {_six(selected)} selected"
-        )
-        if engine is not None:
-            note = "; the LP's vertex guarantees less than the strategy it ended with" if kept else ""
-            stopped = (
-                ""
-                if bound is None
-                else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(selected)}]"
+            plans["worst"], milp = _worst_against_vertex(
+                _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share),
+                vertex,
+                lambda x: _guarantee(original_sf, p, lifts[p] @ x, original_constant),  # noqa: B023 (called at once)
             )
-            line += f" (a MILP on {engine}{stopped}{note})"
-        lines.append(line)
-        behaviors.append(behavior_from_realization(sf.players[p], plan))
+        guarantees = {k: _guarantee(original_sf, p, lifts[p] @ x, original_constant) for k, x in plans.items()}
+        who = f"player {p + 1}'s guarantee in the original game"
+        if select == "range":
+            lines.append(
+                f"equilibria for {who}: from {_six(guarantees['worst'])} to {_six(guarantees['best'])}, "
+                f"{_six(at_vertex)} at the LP's vertex{milp.replace(' (a MILP', ' (the worst by a MILP')}"
+            )
+            behaviors.append(run.behaviors[p])
+            continue
+        lines.append(
+            f"{select} equilibrium for {who}: {_six(at_vertex)} at the LP's vertex, "
+            f"{_six(guarantees[select])} selected{milp}"
+        )
+        behaviors.append(behavior_from_realization(sf.players[p], plans[select]))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
+
+
+def _worst_against_vertex(
+    found: tuple[np.ndarray, float | None, str], vertex: np.ndarray, guarantee: Callable[[np.ndarray], float]
+) -> tuple[np.ndarray, str]:
+    """The worst plan of :func:`_worst_plan`'s answer ``found`` and the LP's ``vertex``
+    (an equilibrium the MILP had to beat, but a MILP stopped at its time limit may hold
+    a worse incumbent), by ``guarantee``, and what the plan says of the MILP."""
+    plan, bound, engine = found
+    worst, at_vertex = guarantee(plan), guarantee(vertex)
+    kept = at_vertex < worst
+    if kept:
+        plan, worst = vertex, at_vertex
+    stopped = "" if bound is None else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(worst)}]"
+    note = "; the LP's vertex guarantees less than the strategy it ended with" if kept else ""
+    return plan, f" (a MILP on {engine}{stopped}{note})"
 
 
 def _worst_plan(
@@ -270,4 +286,4 @@ def _guarantee(sf: SequenceForm, p: int, plan: np.ndarray, constant: float) -> f
     return constant - sf.players[o].treeplex.best_value(values)
 
 
-__all__ = ["Selected", "best_in_original", "opponent_strategies", "select_equilibrium"]
+__all__ = ["best_in_original", "opponent_strategies", "select_equilibrium"]

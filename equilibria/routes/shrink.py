@@ -417,13 +417,16 @@ def _best_in_original(
     time_limit: float | None,
 ) -> Any:
     """``run`` with each player's strategy the shrunk game's equilibrium strategy that
-    guarantees most (``--select best``) or least (``worst``) in the full game (timed as
-    ``select``; each program within ``time_limit``)."""
+    guarantees most (``--select best``) or least (``worst``) in the full game, or ``run``
+    with the range of guarantees its equilibria span (``range``) (timed as ``select``;
+    each program within ``time_limit``)."""
     game, osf = original
     sf = fg.sequence_form
     t0 = time.perf_counter()
-    most = "most" if options.select == "best" else "least"
-    with stage(f"selecting each player's equilibrium that guarantees {most} in the original game"):
+    what = {"best": "the equilibrium that guarantees most", "worst": "the equilibrium that guarantees least"}
+    with stage(
+        f"finding each player's {what.get(options.select or 'best', 'range of guarantees')} in the original game"
+    ):
         abstract = abstract_infosets(fg, game, osf)  # one map for both players
         lifts = [lift_matrix(fg, game, osf, p, abstract) for p in (0, 1)]
         run = best_in_original(
