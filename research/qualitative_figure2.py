@@ -9,8 +9,9 @@ probabilities, showdowns paid at the true odds) and ``ordered`` (the abstraction
 G_b: one card per bucket, ranked, dealt without replacement). The abstract game is
 solved by the sequence-form LP, and player 1's abstract equilibrium strategy, played in the full G_n with every card
 using its bucket's strategy, is evaluated against a best response there. The abstraction
-has many equilibria for player 1, so four are reported: the one the LP returns, the
-quasi-perfect one (``--refine quasi-perfect``), the
+has many equilibria for player 1, so five are reported: the one the LP returns, the
+quasi-perfect one (``--refine quasi-perfect``), the extensive-form perfect one
+(``--refine ef-perfect``; empty where its limit is not found), the
 best one in the full game (a second LP: among player 1's maximin strategies of the
 abstraction, the one whose lifted strategy guarantees most in G_n), and the worst one
 found among the vertices of player 1's equilibrium polytope that ``--vertices`` random
@@ -52,8 +53,10 @@ def run(
     from equilibria.instances import load_bayesian
     from equilibria.models.abstraction import uniform_buckets
     from equilibria.models.bayesian import plans_from_behavior
+    from equilibria.models.errors import SolveFailed
     from equilibria.models.sequence import SequenceForm
     from equilibria.models.strategy import behavior_from_realization
+    from equilibria.routes.extensive_form_perfect import extensive_form_perfect
     from equilibria.routes.quasi_perfect import quasi_perfect
     from equilibria.solvers import solve
 
@@ -84,6 +87,15 @@ def run(
         qpe = quasi_perfect(sol.sequence_form).behaviors[0]
         qpe_sigma = plans_from_behavior(abst.game, efg, sol.sequence_form, [qpe, sol.behaviors[1]])
         pi_qpe = -full.best_response_values(abst.lift(qpe_sigma))[1]
+        # the extensive-form perfect one (that perturbation's exact limit), where it is found
+        try:
+            efpe = extensive_form_perfect(sol.sequence_form)
+        except SolveFailed:
+            efpe = None
+        pi_efpe = None
+        if efpe is not None and not any(efpe.violations):
+            efpe_sigma = plans_from_behavior(abst.game, efg, sol.sequence_form, [efpe.behaviors[0], sol.behaviors[1]])
+            pi_efpe = -full.best_response_values(abst.lift(efpe_sigma))[1]
         # worst: vertices of the equilibrium polytope reached by random objectives on r
         rng = np.random.default_rng(seed)
         r_block = lp.col_block("r")
@@ -120,6 +132,7 @@ def run(
                 "pi_lp_equilibrium": pi_lp,
                 "pi_best_equilibrium": pi_best,
                 "pi_quasi_perfect": pi_qpe,
+                "pi_ef_perfect": pi_efpe,
                 "pi_worst_vertex_found": worst,
                 "vertices_found": len(seen),
                 "pi_worst_milp_found": pi_worst_milp,
@@ -131,19 +144,22 @@ def run(
         )
         print(
             f"  {kind:>7} b={b:>4}: abstract value {sol.value:.6f}, lifted LP equilibrium {pi_lp:.6f}, "
-            f"quasi-perfect {pi_qpe:.6f}, best {pi_best:.6f}, worst of {len(seen)} vertices {worst:.6f}, "
+            f"quasi-perfect {pi_qpe:.6f}, ef-perfect {'-' if pi_efpe is None else f'{pi_efpe:.6f}'}, "
+            f"best {pi_best:.6f}, worst of {len(seen)} vertices {worst:.6f}, "
             f"worst by the MILP in [{bound:.6f}, {pi_worst_milp:.6f}] ({ended.status})",
             flush=True,
         )
     print(
         f"{'abstraction':>11} {'buckets':>8} {'paper':>8} {'LP equilibrium':>15} {'quasi-perfect':>14} "
-        f"{'best':>10} {'worst found':>12} {'v(G_n)':>10}"
+        f"{'ef-perfect':>11} {'best':>10} {'worst found':>12} {'v(G_n)':>10}"
     )
     for row in rows:
         pp = f"{row['paper']:.4f}" if row["paper"] is not None else "-"
         print(
             f"{row['abstraction']:>11} {row['buckets']:>8} {pp:>8} {row['pi_lp_equilibrium']:>15.6f} "
-            f"{row['pi_quasi_perfect']:>14.6f} {row['pi_best_equilibrium']:>10.6f} "
+            f"{row['pi_quasi_perfect']:>14.6f} "
+            f"{'-' if row['pi_ef_perfect'] is None else format(row['pi_ef_perfect'], '.6f'):>11} "
+            f"{row['pi_best_equilibrium']:>10.6f} "
             f"{row['pi_worst_vertex_found']:>12.6f} {row['v_full']:>10.6f}"
         )
     write_rows(rows, out / "figure2.csv")
