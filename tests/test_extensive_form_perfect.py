@@ -141,3 +141,14 @@ def test_show_offers_the_ef_perfect_equilibrium(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "ef-perfect" in done.stdout.splitlines()[1]
+
+
+def test_ctrl_c_during_the_limit_on_leduc_exits_130_at_once():
+    # Leduc's limit takes about a minute, most of it in dense SVDs of singular bases: the
+    # signal ends the command within the console's grace, one line, nothing on stdout
+    from tests.test_user_workflows import interrupted_after
+
+    status, stderr, _ = interrupted_after(5, "solve", "leduc", "--refine", "ef-perfect")
+    assert status == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "equilibria: interrupted"
+    assert "Traceback" not in stderr

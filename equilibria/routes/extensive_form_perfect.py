@@ -136,10 +136,11 @@ def _pencil(lead: sp.csc_matrix, slope: sp.csc_matrix) -> _Pencil | None:
             pass
         if lead.shape[0] > DENSE_ROWS:
             return None
-        try:
-            null = scipy.linalg.null_space(lead.toarray(), rcond=SINGULAR)
+        try:  # numpy's SVD, not scipy's: it lets the interrupt watcher run meanwhile
+            _, values, right = np.linalg.svd(lead.toarray())
         except np.linalg.LinAlgError:  # the SVD did not converge
             return None
+        null = right[int((values > SINGULAR * values[0]).sum()) :].T
         if null.shape[1] == 0:
             return None
         columns = scipy.linalg.qr(null.T, pivoting=True, mode="r")[1][: null.shape[1]]
