@@ -11,11 +11,16 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import equilibria
 from equilibria.models.efg_io import parse_efg
 from equilibria.models.sequence import SequenceForm
-from equilibria.routes.extensive_form_perfect import extensive_form_perfect, perturbed_best_response_violations
+from equilibria.routes.extensive_form_perfect import (
+    _laurent_basis,
+    extensive_form_perfect,
+    perturbed_best_response_violations,
+)
 from tests.test_refinement import GAMES, OWN_TREMBLES, PLAYER_1_DEPTH_2, _probability
 
 
@@ -90,13 +95,34 @@ def test_the_perturbed_equilibria_approach_the_ef_perfect_limit():
         assert gap <= 10 * eps
 
 
-@pytest.mark.parametrize("backend", ["scip", "clarabel"])
-def test_the_ef_perfect_equilibrium_does_not_depend_on_the_backend(backend):
-    pytest.importorskip({"scip": "pyscipopt", "clarabel": "clarabel"}[backend])
-    ours = equilibria.solve("kuhn_rules:cards=8", "lp", refine="ef-perfect", backend="highs")
-    theirs = equilibria.solve("kuhn_rules:cards=8", "lp", refine="ef-perfect", backend=backend)
-    for a, b in zip(ours.behaviors, theirs.behaviors):
-        np.testing.assert_allclose(a, b, atol=1e-12)
+@pytest.mark.parametrize("backend", ["highs", "scip", "clarabel"])
+def test_the_perturbed_equilibria_on_every_backend_approach_the_same_limit(backend):
+    # the limit is taken on HiGHS's simplex whatever the backend; the perturbed LPs at one
+    # eps are each backend's own, and they close on it as eps does
+    pytest.importorskip({"highs": "highspy", "scip": "pyscipopt", "clarabel": "clarabel"}[backend])
+    limit = equilibria.solve("kuhn", "lp", refine="ef-perfect", backend=backend).behaviors
+    for eps in (1e-3, 1e-5):
+        answer = equilibria.solve("kuhn", "lp", refine="ef-perfect", perturbation=eps, backend=backend)
+        assert max(np.abs(a - b).max() for a, b in zip(answer.behaviors, limit)) <= 2 * eps
+
+
+def test_series_of_a_basis_singular_at_zero_are_its_laurent_series():
+    # B(eps) = [[1, eps], [eps, 0]] (det -eps**2, so two column operations), one nonbasic
+    # column (1 + 3 eps, 2 + 5 eps) at its lower bound 1, costs (1, -1) on the basis and
+    # 1/2 on it. By hand: u1 = -2/eps - 5, u2 = 2/eps**2 + 4/eps - 3, and the nonbasic
+    # column's reduced cost 1/2 - (1 + 3 eps) pi1 - (2 + 5 eps) pi2, with
+    # pi = B(eps)^-T (1, -1) = (-1/eps, 1/eps + 1/eps**2): -2/eps**2 - 6/eps - 3/2
+    zero = sp.csc_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 2.0]]))
+    slope = sp.csc_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 5.0]]))
+    lower, upper = np.array([-np.inf, -np.inf, 1.0]), np.full(3, np.inf)
+    costs, status = np.array([1.0, -1.0, 0.5]), np.array([1, 1, 0], dtype=np.int8)
+    u, d, shift = _laurent_basis(zero, slope, lower, upper, costs, status, 4)
+    assert shift == 2
+    np.testing.assert_allclose(u[:4, 0], [0, -2, -5, 0], atol=1e-12)
+    np.testing.assert_allclose(u[:4, 1], [2, 4, -3, 0], atol=1e-12)
+    np.testing.assert_allclose(u[:, 2], [0, 0, 1, 0, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(d[:4, 2], [-2, -6, -1.5, 0], atol=1e-12)
+    np.testing.assert_allclose(d[:, :2], 0.0, atol=1e-12)
 
 
 def test_the_ef_perfect_equilibrium_does_not_depend_on_the_order_of_actions():

@@ -266,9 +266,11 @@ def test_select_worst_stopped_at_its_time_limit_gives_the_range_of_the_worst():
     for line in (line for line in worst.plan if "in the original game" in line):
         vertex = float(line.split(": ")[1].split()[0])
         found = float(line.split(", ")[1].split()[0])
+        assert found <= vertex + 1e-6
+        if "lies in [" not in line:  # a machine fast enough to finish the MILP: found is the worst
+            continue
         low, high = (float(x) for x in line.split("lies in [")[1].split("]")[0].split(", "))
         assert low <= high == pytest.approx(found, abs=1e-6)
-        assert found <= vertex + 1e-6
 
 
 def test_the_command_line_selects_on_an_abstraction():

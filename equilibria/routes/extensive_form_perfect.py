@@ -48,10 +48,15 @@ from .quasi_perfect import BASIC, LOWER, UPPER, ZERO, ZERO_COEFFICIENT, lex_sign
 #: coefficients up to that length, the checks some more.
 TERMS = 8
 #: The first eps tried makes the deepest sequence's smallest weight about ``FIRST_BOUND``;
-#: each basis that fails divides eps by ``SHRINK``, at most ``ATTEMPTS`` times.
+#: each basis that fails divides eps by ``SHRINK``, ``ATTEMPTS`` values in all.
 FIRST_BOUND = 1e-6
 SHRINK = 4.0
 ATTEMPTS = 6
+#: After those, eps is made ``SHRINK`` times larger than the first, up to this many times
+#: (kept below half of one over the most actions at an information set).
+LARGER = 2
+#: HiGHS's basis code for a nonbasic variable that is at none of its bounds.
+NONBASIC = 4
 #: Two actions' values differ at power ``k`` where they differ by more than
 #: ``VALUE_TOLERANCE * LOST**k`` relative to that power's largest value: each power of the
 #: series is solved from the one before and divided by another series, and on Leduc
@@ -162,17 +167,20 @@ def _laurent_basis(
     costs: np.ndarray,
     status: np.ndarray,
     terms: int,
-) -> tuple[np.ndarray, np.ndarray, int] | None:
+) -> tuple[np.ndarray, np.ndarray, int] | str:
     """For ``max costs'u`` over ``(zero + eps slope) u = 0``, ``lower <= u <= upper`` at
     the basis ``status``: the values ``u`` and the reduced costs as Laurent series (rows:
-    powers of eps from ``-shift`` to ``terms - 1``) and ``shift``. None when the basis
-    is singular for every eps, or too large to reduce where it is singular at zero."""
+    powers of eps from ``-shift`` to ``terms - 1``) and ``shift``; or why there are
+    none (a basis singular for every eps, or too large to reduce where it is singular
+    at zero)."""
     basic = np.flatnonzero(status == BASIC)
     if basic.size != zero.shape[0]:
-        return None
+        return f"{basic.size} basic variables for {zero.shape[0]} rows"
+    if (status == NONBASIC).any():  # off its bounds: its value and reduced cost mean nothing here
+        return "a nonbasic variable off its bounds"
     pencil = _pencil(sp.csc_matrix(zero[:, basic]), sp.csc_matrix(slope[:, basic]))
     if pencil is None:
-        return None
+        return "singular at eps 0, and not reduced (singular for every eps, or too large)"
     shift = len(pencil.steps)
     rows = shift + terms
     finite_lower = np.where(np.isfinite(lower), lower, np.where(np.isfinite(upper), upper, 0.0))
@@ -180,15 +188,16 @@ def _laurent_basis(
     nonbasic[basic] = 0.0
     # B(eps) x' = -(zero + eps slope) nonbasic, then u_B = E(eps) x'
     sides = [-(zero @ nonbasic), -(slope @ nonbasic)]
-    solved = np.zeros((rows, basic.size))
-    for k in range(shift, rows):
+    # x' to ``shift`` powers beyond: each step of E moves a power of x' one down
+    solved = np.zeros((rows + shift, basic.size))
+    for k in range(shift, rows + shift):
         rhs = sides[k - shift] if k - shift < 2 else np.zeros(zero.shape[0])
         if k > shift:
             rhs = rhs - pencil.slope @ solved[k - 1]
         solved[k] = pencil.lu.solve(rhs)
     u = np.zeros((rows, zero.shape[1]))
     u[shift] = nonbasic
-    u[:, basic] = pencil.expand(solved)
+    u[:, basic] = pencil.expand(solved)[:rows]
     # B(eps)' pi = E(eps)' costs_B, from the lowest power up
     given = np.zeros((rows, basic.size))
     given[shift] = costs[basic]
@@ -201,7 +210,7 @@ def _laurent_basis(
     d[shift] += costs
     d[1:] -= (slope.T @ pi[:-1].T).T
     if not (np.isfinite(u).all() and np.isfinite(d).all()):
-        return None
+        return "its series overflow"
     return _significant(u), _significant(d), shift
 
 
@@ -233,7 +242,7 @@ def _optimal_for_small_eps(
 def stable_series(sf: SequenceForm, p: int, time_limit: float | None = None) -> StableSeries:
     """A basis of player ``p``'s extensive-form perturbed LP optimal for every small
     enough eps, with its columns as series (module docstring). SolveFailed when none of
-    the bases the simplex finds at :data:`ATTEMPTS` values of eps is."""
+    the bases the simplex finds at the values of eps tried is."""
     zero_lp, slope = extensive_form_pencil(sf, p)
     m = zero_lp.num_rows
     zero = sp.hstack([zero_lp.A, -sp.identity(m, format="csc")], format="csc")
@@ -243,29 +252,34 @@ def stable_series(sf: SequenceForm, p: int, time_limit: float | None = None) -> 
     costs = np.concatenate([zero_lp.c, np.zeros(m)])
     depth = int(max(sequence_lengths(sf, 0).max(initial=0), sequence_lengths(sf, 1).max(initial=0)))
     terms = depth + 1 + TERMS
-    eps = FIRST_BOUND ** (1.0 / max(depth, 1))
+    first = FIRST_BOUND ** (1.0 / max(depth, 1))
+    widest = max(int(sf.players[q].treeplex.num_actions.max(initial=1)) for q in (0, 1))
+    # smaller eps first; then larger ones, where the simplex's tolerance hides fewer powers
+    ladder = [first / SHRINK**k for k in range(ATTEMPTS)] + [first * SHRINK**k for k in range(1, LARGER + 1)]
     tight = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
     tried = []
-    for _ in range(ATTEMPTS):
+    for eps in (e for e in ladder if e * widest < 0.5):
         at_eps = dataclasses.replace(zero_lp, A=sp.csc_matrix(zero_lp.A + eps * slope[:, : zero_lp.num_cols]))
         found, x, cols, rows = simplex_basis(at_eps, time_limit=time_limit, options=tight)
-        why = f" ({found})"
+        why = str(found)
         if found == Status.OPTIMAL and cols.size and x is not None:
             status = np.concatenate([cols, rows]).astype(np.int8)
             series = _laurent_basis(zero, slope, lower, upper, costs, status, terms)
-            why = " (singular at eps 0, too large to reduce)" if series is None else " (not optimal for small eps)"
-            if series is not None and _optimal_for_small_eps(*series, lower, upper, status):
+            why = series if isinstance(series, str) else "not optimal for every smaller eps"
+            if not isinstance(series, str) and _optimal_for_small_eps(*series, lower, upper, status):
                 u, _, shift = series
                 columns = u[:, : zero_lp.num_cols]
                 at = (eps ** np.arange(-shift, u.shape[0] - shift)) @ columns
-                if not columns[:shift].any() and np.abs(at - x).max() <= AGREEMENT * max(1.0, np.abs(x).max()):
-                    return StableSeries(eps, columns[shift:])
-                why = " (its series disagrees with the simplex)"
-        tried.append(f"{eps:.3g}{why}")
-        eps /= SHRINK
+                why = "its plan has powers below zero"
+                if not columns[:shift].any():
+                    why = "its series disagrees with the simplex"
+                    if np.abs(at - x).max() <= AGREEMENT * max(1.0, np.abs(x).max()):
+                        return StableSeries(eps, columns[shift:])
+        tried.append(f"{eps:.3g} ({why})")
     raise SolveFailed(
         f"player {p + 1}: no basis of the extensive-form perturbed LP was found optimal for every small eps "
-        f"(from eps {', '.join(tried)}); --perturbation EPS answers with the perturbed game's equilibrium at one eps"
+        f"(from eps {', '.join(tried)}); solve's --perturbation EPS answers with the perturbed game's "
+        "equilibrium at one eps"
     )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from ..formulations.extensive_form_perturbation import extensive_form_perturbed_lp
 from ..formulations.sequence_form_lp import realization_plan
 from ..models.best_response import certify
+from ..models.checks import OptionError
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
 from ..models.strategy import behavior_from_realization
@@ -34,6 +35,12 @@ def perturbed_equilibrium(
     (``quasi-perfect``, :func:`perturbed_lp`) or Farina and Gatti's (``ef-perfect``,
     :func:`~equilibria.formulations.extensive_form_perturbation.extensive_form_perturbed_lp`).
     Completely mixed, no equilibrium of the game: its exploitability grows with ``eps``."""
+    widest = max(int(ps.treeplex.num_actions.max(initial=1)) for ps in sf.players)
+    if refinement == "ef-perfect" and eps * widest >= 1:
+        raise OptionError(
+            f"--perturbation {eps:g} is too large for ef-perfect: an information set has {widest} actions, each "
+            f"played with at least eps, so eps must be below 1/{widest}"
+        )
     behaviors = []
     for p in (0, 1):
         if refinement == "ef-perfect":
