@@ -41,6 +41,12 @@ def extensive_form_perturbed_lp(sf: SequenceForm, p: int, eps: float) -> LinearP
     return _perturbed_lp(sf, p, eps)
 
 
+def most_actions(sf: SequenceForm) -> int:
+    """The most actions at any information set of either player: every action at least
+    ``eps`` needs ``eps`` below one over it."""
+    return max(int(ps.treeplex.num_actions.max(initial=1)) for ps in sf.players)
+
+
 def extensive_form_pencil(sf: SequenceForm, p: int) -> tuple[LinearProgram, sp.csc_matrix]:
     """Player ``p``'s perturbed LP as a pencil: the LP at ``eps = 0`` (its tremble rows
     ``x[s] >= 0``) and ``M1``, the matrix's change per unit of ``eps``; the bounds, the
@@ -84,4 +90,4 @@ def _perturbed_lp(sf: SequenceForm, p: int, eps: float) -> LinearProgram:
     )
 
 
-__all__ = ["extensive_form_pencil", "extensive_form_perturbed_lp"]
+__all__ = ["extensive_form_pencil", "extensive_form_perturbed_lp", "most_actions"]

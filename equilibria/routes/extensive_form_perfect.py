@@ -37,7 +37,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import SuperLU, splu
 
-from ..formulations.extensive_form_perturbation import extensive_form_pencil
+from ..formulations.extensive_form_perturbation import extensive_form_pencil, most_actions
 from ..models.errors import SolveFailed
 from ..models.sequence import SequenceForm
 from ..solvers import Status
@@ -243,23 +243,23 @@ def stable_series(sf: SequenceForm, p: int, time_limit: float | None = None) -> 
     """A basis of player ``p``'s extensive-form perturbed LP optimal for every small
     enough eps, with its columns as series (module docstring). SolveFailed when none of
     the bases the simplex finds at the values of eps tried is."""
-    zero_lp, slope = extensive_form_pencil(sf, p)
+    zero_lp, moving = extensive_form_pencil(sf, p)
     m = zero_lp.num_rows
     zero = sp.hstack([zero_lp.A, -sp.identity(m, format="csc")], format="csc")
-    slope = sp.hstack([slope, sp.csc_matrix((m, m))], format="csc")
+    slope = sp.hstack([moving, sp.csc_matrix((m, m))], format="csc")
     lower = np.concatenate([zero_lp.col_lower, zero_lp.row_lower])
     upper = np.concatenate([zero_lp.col_upper, zero_lp.row_upper])
     costs = np.concatenate([zero_lp.c, np.zeros(m)])
     depth = int(max(sequence_lengths(sf, 0).max(initial=0), sequence_lengths(sf, 1).max(initial=0)))
     terms = depth + 1 + TERMS
     first = FIRST_BOUND ** (1.0 / max(depth, 1))
-    widest = max(int(sf.players[q].treeplex.num_actions.max(initial=1)) for q in (0, 1))
+    widest = most_actions(sf)
     # smaller eps first; then larger ones, where the simplex's tolerance hides fewer powers
     ladder = [first / SHRINK**k for k in range(ATTEMPTS)] + [first * SHRINK**k for k in range(1, LARGER + 1)]
     tight = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
     tried = []
     for eps in (e for e in ladder if e * widest < 0.5):
-        at_eps = dataclasses.replace(zero_lp, A=sp.csc_matrix(zero_lp.A + eps * slope[:, : zero_lp.num_cols]))
+        at_eps = dataclasses.replace(zero_lp, A=sp.csc_matrix(zero_lp.A + eps * moving))
         found, x, cols, rows = simplex_basis(at_eps, time_limit=time_limit, options=tight)
         why = str(found)
         if found == Status.OPTIMAL and cols.size and x is not None:

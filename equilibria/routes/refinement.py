@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from ..formulations.extensive_form_perturbation import extensive_form_perturbed_lp
+from ..formulations.extensive_form_perturbation import extensive_form_perturbed_lp, most_actions
 from ..formulations.sequence_form_lp import realization_plan
 from ..models.best_response import certify
 from ..models.checks import OptionError
@@ -35,7 +35,7 @@ def perturbed_equilibrium(
     (``quasi-perfect``, :func:`perturbed_lp`) or Farina and Gatti's (``ef-perfect``,
     :func:`~equilibria.formulations.extensive_form_perturbation.extensive_form_perturbed_lp`).
     Completely mixed, no equilibrium of the game: its exploitability grows with ``eps``."""
-    widest = max(int(ps.treeplex.num_actions.max(initial=1)) for ps in sf.players)
+    widest = most_actions(sf)
     if refinement == "ef-perfect" and eps * widest >= 1:
         raise OptionError(
             f"--perturbation {eps:g} is too large for ef-perfect: an information set has {widest} actions, each "

@@ -95,17 +95,10 @@ def select_equilibrium(
                 f"--select {select}: player {p + 1}'s optimal-face LP",
             )
         at_vertex = float(objective @ realization_from_behavior(sf.players[p], run.behaviors[p]))
+        payoffs = {side: float(objective @ plan) for side, plan in ends.items()}
         what = f"player {p + 1}'s payoff against {opponents[o][1]}"
-        if select == "range":
-            low, high = float(objective @ ends["worst"]), float(objective @ ends["best"])
-            lines.append(f"equilibria for {what}: from {low:.6f} to {high:.6f}, {at_vertex:.6f} at the LP's vertex")
-            behaviors.append(run.behaviors[p])
-            continue
-        lines.append(
-            f"{select} equilibrium for {what}: {at_vertex:.6f} at the LP's vertex, "
-            f"{float(objective @ ends[select]):.6f} selected"
-        )
-        behaviors.append(behavior_from_realization(sf.players[p], ends[select]))
+        lines.append(_selection_line(select, what, at_vertex, payoffs, lambda x: f"{x:.6f}"))
+        behaviors.append(_chosen(sf, p, run, select, ends))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
 
 
@@ -186,9 +179,15 @@ def best_in_original(
     # the worst MILPs share the time (a tenth kept for the certificates after them)
     ends = None if time_limit is None else time.perf_counter() + WORST_SHARE * time_limit
     for p in (0, 1):
+
+        def guarantee(plan: np.ndarray, p: int = p) -> float:
+            return _guarantee(original_sf, p, lifts[p] @ plan, original_constant)
+
         vertex = realization_from_behavior(sf.players[p], run.behaviors[p])
-        at_vertex = _guarantee(original_sf, p, lifts[p] @ vertex, original_constant)
+        at_vertex = guarantee(vertex)
         plans: dict[str, np.ndarray] = {}
+        guarantees: dict[str, float] = {}
+        milp = ""
         if select in ("best", "range"):
             plans["best"] = _solved_plan(
                 partial(best_abstract_equilibrium_lp, sf, original_sf, lifts[p], values[p], player=p),
@@ -197,45 +196,58 @@ def best_in_original(
                 f"--select {select}: player {p + 1}'s best-equilibrium LP",
                 scale=max(1.0, abs(values[p])),  # its tolerance is absolute
             )
-        milp = ""
+            guarantees["best"] = guarantee(plans["best"])
         if select in ("worst", "range"):
             share = None if ends is None else max((ends - time.perf_counter()) / (2 - p), 1e-3)
-            plans["worst"], milp = _worst_against_vertex(
-                _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share),
-                vertex,
-                lambda x: _guarantee(original_sf, p, lifts[p] @ x, original_constant),  # noqa: B023 (called at once)
+            plans["worst"], guarantees["worst"], how = _worst_against_vertex(
+                _worst_plan(sf, original_sf, lifts[p], values[p], p, backend, share), vertex, at_vertex, guarantee
             )
-        guarantees = {k: _guarantee(original_sf, p, lifts[p] @ x, original_constant) for k, x in plans.items()}
-        who = f"player {p + 1}'s guarantee in the original game"
-        if select == "range":
-            lines.append(
-                f"equilibria for {who}: from {_six(guarantees['worst'])} to {_six(guarantees['best'])}, "
-                f"{_six(at_vertex)} at the LP's vertex{milp.replace(' (a MILP', ' (the worst by a MILP')}"
-            )
-            behaviors.append(run.behaviors[p])
-            continue
+            milp = f" ({'the worst by ' if select == 'range' else ''}a MILP {how})"
         lines.append(
-            f"{select} equilibrium for {who}: {_six(at_vertex)} at the LP's vertex, "
-            f"{_six(guarantees[select])} selected{milp}"
+            _selection_line(select, f"player {p + 1}'s guarantee in the original game", at_vertex, guarantees, _six)
+            + milp
         )
-        behaviors.append(behavior_from_realization(sf.players[p], plans[select]))
+        behaviors.append(_chosen(sf, p, run, select, plans))
     return dataclasses.replace(run, behaviors=behaviors, certificate=certify(sf, behaviors), plan=[*run.plan, *lines])
 
 
+def _selection_line(
+    select: str, who: str, at_vertex: float, values: dict[str, float], number: Callable[[float], str]
+) -> str:
+    """The plan's line for one player's selection (``select`` best, worst or range) of
+    ``who``: its value at the LP's vertex and at the ends ``values``, as ``number`` writes them."""
+    if select == "range":
+        return (
+            f"equilibria for {who}: from {number(values['worst'])} to {number(values['best'])}, "
+            f"{number(at_vertex)} at the LP's vertex"
+        )
+    return f"{select} equilibrium for {who}: {number(at_vertex)} at the LP's vertex, {number(values[select])} selected"
+
+
+def _chosen(sf: SequenceForm, p: int, run: LPRun, select: str, plans: dict[str, np.ndarray]) -> np.ndarray:
+    """Player ``p``'s behaviour strategy after the selection: the LP's own for ``range``,
+    else the selected plan's."""
+    return run.behaviors[p] if select == "range" else behavior_from_realization(sf.players[p], plans[select])
+
+
 def _worst_against_vertex(
-    found: tuple[np.ndarray, float | None, str], vertex: np.ndarray, guarantee: Callable[[np.ndarray], float]
-) -> tuple[np.ndarray, str]:
-    """The worst plan of :func:`_worst_plan`'s answer ``found`` and the LP's ``vertex``
-    (an equilibrium the MILP had to beat, but a MILP stopped at its time limit may hold
-    a worse incumbent), by ``guarantee``, and what the plan says of the MILP."""
+    found: tuple[np.ndarray, float | None, str],
+    vertex: np.ndarray,
+    at_vertex: float,
+    guarantee: Callable[[np.ndarray], float],
+) -> tuple[np.ndarray, float, str]:
+    """The worse of :func:`_worst_plan`'s answer ``found`` and the LP's ``vertex`` (an
+    equilibrium the MILP had to beat, but a MILP stopped at its time limit may hold a
+    worse incumbent) by ``guarantee`` (``at_vertex`` at the vertex), its guarantee, and
+    what the plan says of the MILP."""
     plan, bound, engine = found
-    worst, at_vertex = guarantee(plan), guarantee(vertex)
+    worst = guarantee(plan)
     kept = at_vertex < worst
     if kept:
         plan, worst = vertex, at_vertex
     stopped = "" if bound is None else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(worst)}]"
     note = "; the LP's vertex guarantees less than the strategy it ended with" if kept else ""
-    return plan, f" (a MILP on {engine}{stopped}{note})"
+    return plan, worst, f"on {engine}{stopped}{note}"
 
 
 def _worst_plan(
