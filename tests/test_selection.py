@@ -273,6 +273,17 @@ def test_select_worst_stopped_at_its_time_limit_gives_the_range_of_the_worst():
         assert low <= high == pytest.approx(found, abs=1e-6)
 
 
+def test_select_worst_answers_even_when_its_milp_found_nothing_in_time():
+    # a second: the MILPs on Leduc with six ranks may stop before any strategy or bound;
+    # the LP's vertex is still an equilibrium of the abstraction, so it is the worst found
+    done = _run("solve", "leduc:ranks=6", "--shrink", "--threshold", "2", "--select", "worst", "--time-limit", "1")
+    lines = [line for line in done.stdout.splitlines() if "in the original game:" in line]
+    assert len(lines) == 2
+    for line in lines:
+        vertex, found = float(line.split(": ")[1].split()[0]), float(line.split(", ")[1].split()[0])
+        assert found <= vertex + 1e-6
+
+
 def test_the_command_line_selects_on_an_abstraction():
     done = _run("solve", "leduc:ranks=6", "--shrink", "--threshold", "2", "--select", "best", "--quiet")
     lines = [line for line in done.stdout.splitlines() if "in the original game" in line]

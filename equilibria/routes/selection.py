@@ -231,7 +231,7 @@ def _chosen(sf: SequenceForm, p: int, run: LPRun, select: str, plans: dict[str, 
 
 
 def _worst_against_vertex(
-    found: tuple[np.ndarray, float | None, str],
+    found: tuple[np.ndarray | None, float | None, str],
     vertex: np.ndarray,
     at_vertex: float,
     guarantee: Callable[[np.ndarray], float],
@@ -240,13 +240,17 @@ def _worst_against_vertex(
     equilibrium the MILP had to beat, but a MILP stopped at its time limit may hold a
     worse incumbent) by ``guarantee`` (``at_vertex`` at the vertex), its guarantee, and
     what the plan says of the MILP."""
-    plan, bound, engine = found
-    worst = guarantee(plan)
-    kept = at_vertex < worst
-    if kept:
-        plan, worst = vertex, at_vertex
+    found_plan, bound, engine = found
+    worst = np.inf if found_plan is None else guarantee(found_plan)
+    kept = found_plan is None or at_vertex < worst
+    plan = vertex if kept or found_plan is None else found_plan
+    worst = min(worst, at_vertex)
     stopped = "" if bound is None else f", stopped at its time limit: the worst lies in [{_six(bound)}, {_six(worst)}]"
-    note = "; the LP's vertex guarantees less than the strategy it ended with" if kept else ""
+    note = ""
+    if kept:
+        note = "; the LP's vertex guarantees less than the strategy it ended with"
+        if found_plan is None:
+            note = "; it had found no strategy then, so the LP's vertex is the worst found"
     return plan, worst, f"on {engine}{stopped}{note}"
 
 
@@ -258,10 +262,11 @@ def _worst_plan(
     p: int,
     backend: str,
     time_limit: float | None,
-) -> tuple[np.ndarray, float | None, str]:
+) -> tuple[np.ndarray | None, float | None, str]:
     """Player ``p``'s worst-equilibrium MILP solved (a MILP backend: HiGHS unless SCIP or
     Gurobi is named) within ``time_limit`` or :data:`WORST_SECONDS`: the plan it ends
-    with, and None when it is the worst, else the MILP's bound on the worst guarantee (in
+    with (None when its time ran out before it found one), and None when it is the worst,
+    else the MILP's bound on the worst guarantee (in
     player ``p``'s own payoffs of the original game, which are what it guarantees), and
     the backend that solved it."""
     from ..formulations.worst_abstract_equilibrium import worst_abstract_equilibrium_milp
@@ -274,14 +279,15 @@ def _worst_plan(
         scale=max(1.0, abs(value)),  # its tolerance is absolute
     )
     what = f"--select worst: player {p + 1}'s worst-equilibrium MILP ended {solution.status}"
-    if solution.x is None:
+    if solution.x is None and solution.status != Status.TIME_LIMIT:
         raise SolveFailed(what + " without a strategy")
-    plan = realization_plan(milp, solution.x)
+    plan = None if solution.x is None else realization_plan(milp, solution.x)
     if solution.status == Status.OPTIMAL:
         return plan, None, engine
-    if solution.dual_objective is None:
+    if solution.dual_objective is None and solution.status != Status.TIME_LIMIT:
         raise SolveFailed(what + " without a bound")
-    return plan, float(solution.dual_objective), engine  # player p's own payoffs: its guarantee
+    # player p's own payoffs: its guarantee; stopped before any bound, the worst is unbounded below
+    return plan, -np.inf if solution.dual_objective is None else float(solution.dual_objective), engine
 
 
 def _six(x: float) -> str:

@@ -423,7 +423,7 @@ def _best_in_original(
     game, osf = original
     sf = fg.sequence_form
     t0 = time.perf_counter()
-    what = {"best": "the equilibrium that guarantees most", "worst": "the equilibrium that guarantees least"}
+    what = {"best": "equilibrium that guarantees most", "worst": "equilibrium that guarantees least"}
     with stage(
         f"finding each player's {what.get(options.select or 'best', 'range of guarantees')} in the original game"
     ):
